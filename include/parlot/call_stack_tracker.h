@@ -1,0 +1,69 @@
+// Rebuilds the call stack from a thread's event stream, as the runtime's
+// shadow stack did (ParLoT paper §3.4): an event other than 0 is an entry
+// into that function ID, 0 is the exit of the innermost open call. The
+// runtime emits well-nested streams; the tracker verifies it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "parlot/trace_reader.h"
+
+namespace parlot {
+
+/// One event of a thread with its place in the call tree.
+struct CallEvent {
+  enum class Kind : std::uint8_t { kEnter, kExit };
+  Kind kind;
+  std::uint32_t function_id;  ///< the function entered or left (never 0)
+  std::uint32_t depth;        ///< 0 = the thread's outermost frame
+  std::uint32_t caller_id;    ///< function ID of the caller, 0 at depth 0
+};
+
+class CallStackTracker {
+ public:
+  /// `function_count`: IDs 1..function_count are valid; 0 = not known (no
+  /// function table), any ID accepted. `file` names errors.
+  CallStackTracker(std::uint64_t function_count, std::filesystem::path file)
+      : function_count_(function_count), file_(std::move(file)) {}
+
+  /// Turns the next raw event into a CallEvent. Throws FormatError when the
+  /// stream is not well nested (an exit with no open call) or names an
+  /// unknown function ID; the offset reported is the event's index.
+  CallEvent push(std::uint32_t id) {
+    ++index_;
+    if (id == 0) {
+      if (stack_.empty()) {
+        throw FormatError(file_, index_ - 1,
+                          "exit with no open call at event " + std::to_string(index_ - 1) +
+                              " (offset given in events)");
+      }
+      const std::uint32_t f = stack_.back();
+      stack_.pop_back();
+      return {CallEvent::Kind::kExit, f, static_cast<std::uint32_t>(stack_.size()), caller()};
+    }
+    if (function_count_ != 0 && id > function_count_) {
+      throw FormatError(file_, index_ - 1,
+                        "unknown function ID " + std::to_string(id) + " at event " +
+                            std::to_string(index_ - 1) + " (table has " +
+                            std::to_string(function_count_) + ", offset given in events)");
+    }
+    const std::uint32_t c = caller();
+    stack_.push_back(id);
+    return {CallEvent::Kind::kEnter, id, static_cast<std::uint32_t>(stack_.size() - 1), c};
+  }
+
+  /// Calls still open (innermost last).
+  const std::vector<std::uint32_t>& open_calls() const { return stack_; }
+
+ private:
+  std::uint32_t caller() const { return stack_.empty() ? 0 : stack_.back(); }
+
+  std::uint64_t function_count_;
+  std::filesystem::path file_;
+  std::vector<std::uint32_t> stack_;
+  std::uint64_t index_ = 0;
+};
+
+}  // namespace parlot

@@ -1,0 +1,391 @@
+// The Parlot event codec: the one compressor and the one decompressor, shared
+// by the runtime (libparlotrt) and the reader. docs/FORMAT.md ("Event stream")
+// is the normative description of the bytes produced here.
+//
+// Algorithm (ParLoT paper §3.2-§3.3, context-hash reading; see
+// shared/notes/codec-reading.md for why the context hash and not the value
+// hash):
+//   1. Events are function IDs, 0 = exit (paper §3.1), IDs < 2^31.
+//   2. Word LZ (an LZP-style LZ77 variant): a 4096-entry table maps a hash of
+//      the three preceding events to the history position that followed the
+//      same three events last time; the event stored there is the prediction.
+//      A match is the run of consecutive events that equal the predicted ones,
+//      counted one event at a time. The decoder computes the same prediction
+//      from what it already decoded, so a match costs only its length.
+//      History: a 64K-entry circular buffer of past events.
+//   3. Token grammar (16-bit words). At a decision point the encoder emits a
+//      length word L in [0, 65535]: L events follow the prediction. If
+//      L < 65535 a literal follows (L > 0: the match ended on a mismatch;
+//      L == 0: no match). If L == 65535 the next token is a decision point.
+//      Literal v: one word v if v < 0x8000, else two words
+//      (0x8000 | v >> 16, v & 0xffff).
+//   4. Zero elimination (paper §3.3): the word stream, as little-endian bytes,
+//      is cut into groups of 8 bytes; each group is written as a bitmap byte
+//      (bit i set = byte i non-zero) followed by its non-zero bytes.
+// Work per event is bounded (a hash, two table/array writes, at most one
+// 9-byte group flush): no block compression ever runs on the traced thread.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace parlot::codec {
+
+/// log2 of the history window (events). Paper §3.3: 64K entries.
+inline constexpr unsigned kHistoryBits = 16;
+/// log2 of the context hash table (entries). Paper §3.3: 4096 entries.
+inline constexpr unsigned kTableBits = 12;
+/// Longest match one length word carries (events).
+inline constexpr std::uint32_t kMaxMatch = 0xffff;
+/// Largest event value (function ID) the literal encoding carries.
+inline constexpr std::uint32_t kMaxValue = 0x7fffffff;
+/// Bytes one zero-elimination group can take in the output: bitmap + 8.
+inline constexpr std::size_t kMaxGroupBytes = 9;
+
+/// Bytes an event value takes in the uncompressed word stream (2 or 4).
+/// This is the "raw bytes" unit of the paper's compression ratio (§4.2).
+constexpr std::size_t raw_bytes_of(std::uint32_t value) { return value < 0x8000 ? 2 : 4; }
+
+/// Prediction state mirrored exactly by encoder and decoder (paper §3.3).
+class LzModel {
+ public:
+  static constexpr std::uint32_t kHistoryMask = (1u << kHistoryBits) - 1;
+
+  LzModel() { reset(); }
+
+  void reset() {
+    history_.fill(0);
+    table_.fill(0);
+    c1_ = c2_ = c3_ = 0;
+    pos_ = 0;
+    hash_ = hash_of(0, 0, 0);
+  }
+
+  /// History slot predicted to hold the next event (from the last 3 events).
+  std::uint32_t predicted_slot() const { return table_[hash_]; }
+  /// Event stored in history slot `slot` (any value; masked).
+  std::uint32_t at(std::uint32_t slot) const { return history_[slot & kHistoryMask]; }
+
+  /// Appends event `v`: remembers that the current context was followed by
+  /// this position, stores `v` in the history, shifts the context.
+  void record(std::uint32_t v) {
+    const std::uint32_t slot = pos_ & kHistoryMask;
+    table_[hash_] = static_cast<std::uint16_t>(slot);
+    history_[slot] = v;
+    c3_ = c2_;
+    c2_ = c1_;
+    c1_ = v;
+    ++pos_;
+    hash_ = hash_of(c1_, c2_, c3_);
+  }
+
+ private:
+  static std::uint32_t hash_of(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+    const std::uint32_t x = a * 0x9e3779b1u ^ b * 0x85ebca77u ^ c * 0xc2b2ae3du;
+    return (x ^ (x >> 15)) * 0x2c1b3c6du >> (32 - kTableBits);
+  }
+
+  std::array<std::uint32_t, 1u << kHistoryBits> history_;
+  std::array<std::uint16_t, 1u << kTableBits> table_;
+  std::uint32_t c1_, c2_, c3_;
+  std::uint32_t pos_;
+  std::uint32_t hash_;
+};
+
+/// Output window of an encoder: bytes [cur, end) are free. When fewer than
+/// kMaxGroupBytes remain the encoder calls `sink.drain(*this)`, which must
+/// consume the bytes written so far and leave at least kMaxGroupBytes free.
+struct OutputWindow {
+  std::uint8_t* cur = nullptr;
+  std::uint8_t* end = nullptr;
+};
+
+/// Incremental compressor: word LZ + zero elimination (paper §3.3).
+/// `Sink` provides `void drain(OutputWindow&)`. Not thread-safe: one encoder
+/// per thread stream.
+template <class Sink>
+class Encoder {
+ public:
+  Encoder(Sink& sink, OutputWindow window) : sink_(sink), out_(window) {}
+
+  /// Compresses one event (function ID, 0 = exit; must be <= kMaxValue).
+  /// Bounded work; calls the sink only when the output window is full.
+  inline void encode(std::uint32_t v) {
+    if (match_len_ != 0) {
+      if (v == model_.at(match_slot_) && match_len_ < kMaxMatch) {
+        ++match_len_;
+        ++match_slot_;
+        model_.record(v);
+        return;
+      }
+      const bool full = match_len_ == kMaxMatch;
+      put_word(static_cast<std::uint16_t>(match_len_));
+      match_len_ = 0;
+      if (!full) {
+        put_literal(v);
+        model_.record(v);
+        return;
+      }
+    }
+    const std::uint32_t slot = model_.predicted_slot();
+    if (model_.at(slot) == v) {
+      match_len_ = 1;
+      match_slot_ = slot + 1;
+    } else {
+      put_word(0);
+      put_literal(v);
+    }
+    model_.record(v);
+  }
+
+  /// Emits the pending match and pads the last zero-elimination group with
+  /// zero bytes. The stream then ends; a decoder stops at the event count
+  /// recorded beside it (docs/FORMAT.md). No event may be encoded afterwards.
+  void finish() {
+    if (match_len_ != 0) {
+      put_word(static_cast<std::uint16_t>(match_len_));
+      match_len_ = 0;
+    }
+    while (group_words_ != 0) put_word(0);
+  }
+
+  OutputWindow& window() { return out_; }
+  /// Events encoded but still held in the pending match (not yet in output).
+  std::uint32_t pending_match() const { return match_len_; }
+
+ private:
+  inline void put_literal(std::uint32_t v) {
+    if (v < 0x8000) [[likely]] {
+      put_word(static_cast<std::uint16_t>(v));
+    } else {
+      put_word(static_cast<std::uint16_t>(0x8000 | (v >> 16)));
+      put_word(static_cast<std::uint16_t>(v & 0xffff));
+    }
+  }
+
+  inline void put_word(std::uint16_t w) {
+    group_ |= static_cast<std::uint64_t>(w) << (16 * group_words_);
+    if (++group_words_ == 4) flush_group();
+  }
+
+  inline void flush_group() {
+    if (static_cast<std::size_t>(out_.end - out_.cur) < kMaxGroupBytes) [[unlikely]] {
+      sink_.drain(out_);
+    }
+    const std::uint64_t g = group_;
+    std::uint8_t* p = out_.cur;
+    std::uint8_t* q = p + 1;
+    unsigned bitmap = 0;
+    for (unsigned i = 0; i < 8; ++i) {
+      const auto b = static_cast<std::uint8_t>(g >> (8 * i));
+      *q = b;
+      const unsigned nz = b != 0;
+      bitmap |= nz << i;
+      q += nz;
+    }
+    *p = static_cast<std::uint8_t>(bitmap);
+    out_.cur = q;
+    group_ = 0;
+    group_words_ = 0;
+  }
+
+  Sink& sink_;
+  OutputWindow out_;
+  LzModel model_;
+  std::uint64_t group_ = 0;
+  unsigned group_words_ = 0;
+  std::uint32_t match_len_ = 0;
+  std::uint32_t match_slot_ = 0;
+};
+
+/// Uncompressed writer (paper's ParLoT-NC): each event as its literal words,
+/// little-endian, no LZ, no zero elimination.
+template <class Sink>
+class RawEncoder {
+ public:
+  RawEncoder(Sink& sink, OutputWindow window) : sink_(sink), out_(window) {}
+
+  inline void encode(std::uint32_t v) {
+    if (static_cast<std::size_t>(out_.end - out_.cur) < 4) [[unlikely]] sink_.drain(out_);
+    if (v < 0x8000) [[likely]] {
+      store(static_cast<std::uint16_t>(v));
+    } else {
+      store(static_cast<std::uint16_t>(0x8000 | (v >> 16)));
+      store(static_cast<std::uint16_t>(v & 0xffff));
+    }
+  }
+  void finish() {}
+  OutputWindow& window() { return out_; }
+  std::uint32_t pending_match() const { return 0; }
+
+ private:
+  inline void store(std::uint16_t w) {
+    out_.cur[0] = static_cast<std::uint8_t>(w);
+    out_.cur[1] = static_cast<std::uint8_t>(w >> 8);
+    out_.cur += 2;
+  }
+  Sink& sink_;
+  OutputWindow out_;
+};
+
+/// Streaming decompressor for both codecs. Feed it the payload of each data
+/// block in order with `feed`, then pull events with `next` until it returns
+/// 0. Memory is constant (the model plus one group) however long the stream.
+/// It never reads outside the fed bytes; malformed input is reported through
+/// `error()` with the offset (bytes from the start of the current feed).
+class Decoder {
+ public:
+  enum class Status { kOk, kNeedInput, kError };
+
+  /// `lz`: true for Codec::kLzZe, false for Codec::kRawWords.
+  explicit Decoder(bool lz) : lz_(lz) {}
+
+  /// Makes `n` bytes at `data` the current input. Must only be called after
+  /// `next` reported kNeedInput (or before the first call). The bytes must stay
+  /// valid until the next call to `feed`.
+  void feed(const std::uint8_t* data, std::size_t n) {
+    in_ = data;
+    in_end_ = data + n;
+    in_begin_ = data;
+  }
+
+  /// Decodes up to `cap` events into `out`. Returns how many it wrote; sets
+  /// `status()`: kNeedInput when the current input is used up at a token or
+  /// group boundary, kError on malformed input (see error()/error_offset()).
+  std::size_t next(std::uint32_t* out, std::size_t cap) {
+    status_ = Status::kOk;
+    std::size_t n = 0;
+    while (n < cap) {
+      if (match_left_ != 0) {
+        std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
+        match_left_ -= static_cast<std::uint32_t>(k);
+        while (k--) {
+          const std::uint32_t v = model_.at(match_slot_++);
+          model_.record(v);
+          out[n++] = v;
+        }
+        continue;
+      }
+      std::uint16_t w;
+      if (!next_word(w)) break;
+      if (!lz_) {
+        if (!literal_step(w, out, n)) continue;
+        continue;
+      }
+      switch (state_) {
+        case State::kLength:
+          if (w == 0) {
+            state_ = State::kLiteral;
+          } else {
+            const std::uint32_t slot = model_.predicted_slot();
+            match_slot_ = slot;
+            match_left_ = w;
+            state_ = w == kMaxMatch ? State::kLength : State::kLiteral;
+          }
+          break;
+        case State::kLiteral:
+        case State::kLiteralLow:
+          if (literal_step(w, out, n)) state_ = State::kLength;
+          break;
+      }
+    }
+    return n;
+  }
+
+  Status status() const { return status_; }
+  const char* error() const { return error_; }
+  /// Offset of the error in bytes from the start of the current input.
+  std::size_t error_offset() const { return error_offset_; }
+  /// True when the stream stands between two tokens (nothing half-decoded);
+  /// a truncated stream is detected by the caller from this and the trailer.
+  bool at_token_boundary() const {
+    return match_left_ == 0 && (lz_ ? state_ == State::kLength : !high_pending_);
+  }
+
+ private:
+  enum class State { kLength, kLiteral, kLiteralLow };
+
+  // Returns true when a whole literal was completed (and emitted).
+  bool literal_step(std::uint16_t w, std::uint32_t* out, std::size_t& n) {
+    if (high_pending_) {
+      high_pending_ = false;
+      const std::uint32_t v = (high_ << 16) | w;
+      model_.record(v);
+      out[n++] = v;
+      return true;
+    }
+    if (w & 0x8000) {
+      high_ = w & 0x7fff;
+      high_pending_ = true;
+      if (lz_) state_ = State::kLiteralLow;
+      return false;
+    }
+    model_.record(w);
+    out[n++] = w;
+    return true;
+  }
+
+  bool next_word(std::uint16_t& w) {
+    if (!lz_) {
+      if (in_end_ - in_ < 2) {
+        if (in_ != in_end_) return fail("odd byte at the end of a raw-word block");
+        status_ = Status::kNeedInput;
+        return false;
+      }
+      w = static_cast<std::uint16_t>(in_[0] | in_[1] << 8);
+      in_ += 2;
+      return true;
+    }
+    if (group_left_ == 0) {
+      if (in_ == in_end_) {
+        status_ = Status::kNeedInput;
+        return false;
+      }
+      const unsigned bitmap = *in_;
+      const std::size_t need = 1 + static_cast<std::size_t>(std::popcount(bitmap));
+      if (static_cast<std::size_t>(in_end_ - in_) < need) {
+        return fail("zero-elimination group cut short");
+      }
+      const std::uint8_t* p = in_ + 1;
+      std::uint64_t g = 0;
+      for (unsigned i = 0; i < 8; ++i) {
+        if (bitmap >> i & 1) g |= static_cast<std::uint64_t>(*p++) << (8 * i);
+      }
+      in_ = p;
+      group_ = g;
+      group_left_ = 4;
+    }
+    w = static_cast<std::uint16_t>(group_);
+    group_ >>= 16;
+    --group_left_;
+    return true;
+  }
+
+  bool fail(const char* what) {
+    status_ = Status::kError;
+    error_ = what;
+    error_offset_ = static_cast<std::size_t>(in_ - in_begin_);
+    return false;
+  }
+
+  bool lz_;
+  LzModel model_;
+  State state_ = State::kLength;
+  bool high_pending_ = false;
+  std::uint32_t high_ = 0;
+  std::uint32_t match_left_ = 0;
+  std::uint32_t match_slot_ = 0;
+  std::uint64_t group_ = 0;
+  unsigned group_left_ = 0;
+  const std::uint8_t* in_ = nullptr;
+  const std::uint8_t* in_end_ = nullptr;
+  const std::uint8_t* in_begin_ = nullptr;
+  Status status_ = Status::kOk;
+  const char* error_ = "";
+  std::size_t error_offset_ = 0;
+};
+
+}  // namespace parlot::codec

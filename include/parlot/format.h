@@ -1,0 +1,106 @@
+// On-disk layout of a Parlot trace directory. The normative description is
+// docs/FORMAT.md; this header is its machine-readable half and is shared by
+// the runtime (writer) and the reader. All integers are little-endian.
+//
+// Every struct here is trivially copyable, has no padding and a fixed size
+// checked by static_assert, so the runtime can write it with one write(2) and
+// the reader can read it with one read and validate every field.
+#pragma once
+
+#include <cstdint>
+
+namespace parlot::format {
+
+/// Version of the whole directory layout and of every file in it. A reader
+/// refuses any other version with an error naming the file.
+inline constexpr std::uint16_t kVersion = 1;
+
+// ---- Per-thread trace file: "thread-<tid>.trace" ---------------------------
+
+/// First 8 bytes of a thread trace file.
+inline constexpr char kTraceMagic[8] = {'P', 'A', 'R', 'L', 'O', 'T', 'T', 'R'};
+
+/// How the event stream in a trace file's blocks is encoded.
+enum class Codec : std::uint16_t {
+  /// The word stream uncompressed (the paper's ParLoT-NC variant).
+  kRawWords = 0,
+  /// Context-hash word LZ followed by zero elimination (ParLoT paper §3.3;
+  /// see include/parlot/codec.h and docs/FORMAT.md).
+  kLzZe = 1,
+};
+
+/// Header at offset 0 of a thread trace file (64 bytes).
+struct TraceFileHeader {
+  char magic[8];              ///< kTraceMagic
+  std::uint16_t version;      ///< kVersion
+  std::uint16_t codec;        ///< a Codec value
+  std::uint32_t header_bytes; ///< sizeof(TraceFileHeader); lets a reader skip a larger header
+  std::uint64_t tid;          ///< kernel thread ID (gettid)
+  std::uint64_t pid;          ///< process ID
+  std::uint64_t start_ns;     ///< CLOCK_REALTIME at the thread's first event, ns since the epoch
+  std::uint64_t thread_index; ///< order in which the process's threads started tracing (0 = first)
+  std::uint64_t reserved[2];  ///< zero
+};
+static_assert(sizeof(TraceFileHeader) == 64);
+
+/// Magic of a data block: "PBLK".
+inline constexpr std::uint32_t kBlockMagic = 0x4b4c4250u;
+/// Magic of the trailer block: "PEND".
+inline constexpr std::uint32_t kTrailerMagic = 0x444e4550u;
+/// Largest payload of a data block a reader accepts (bytes). Keeps every
+/// allocation in the reader bounded whatever a file claims.
+inline constexpr std::uint32_t kMaxBlockPayload = 16u << 20;
+
+/// Header of every block (16 bytes). Data blocks follow the file header back
+/// to back; a complete file ends with exactly one trailer block.
+struct BlockHeader {
+  std::uint32_t magic;         ///< kBlockMagic or kTrailerMagic
+  std::uint32_t payload_bytes; ///< bytes of payload after this header
+  std::uint64_t sequence;      ///< 0, 1, 2, ... in file order (trailer included)
+};
+static_assert(sizeof(BlockHeader) == 16);
+
+/// Payload of the trailer block (80 bytes). Present only when the thread's
+/// stream was finalised (thread exit or process exit).
+struct TrailerPayload {
+  std::uint64_t events;           ///< events in the stream (enters + exits)
+  std::uint64_t raw_bytes;        ///< bytes of the uncompressed word stream
+  std::uint64_t payload_bytes;    ///< bytes of all data-block payloads
+  std::uint64_t end_ns;           ///< CLOCK_REALTIME at finalisation, ns since the epoch
+  std::uint64_t dropped_events;   ///< hook calls not recorded (re-entered hook, after finalisation)
+  std::uint64_t corrected_exits;  ///< exits synthesised by stack-pointer correction (paper §3.4)
+  std::uint64_t unmatched_exits;  ///< exit hooks with no matching open frame (ignored)
+  std::uint64_t closed_at_end;    ///< frames still open at finalisation, closed with exits
+  std::uint64_t max_depth;        ///< deepest shadow-stack depth reached (frames)
+  std::uint64_t reserved;         ///< zero
+};
+static_assert(sizeof(TrailerPayload) == 80);
+
+// ---- Function table: "functions" --------------------------------------------
+
+/// First 8 bytes of the function table file.
+inline constexpr char kFunctionsMagic[8] = {'P', 'A', 'R', 'L', 'O', 'T', 'F', 'N'};
+
+/// Header of the function table (24 bytes). It is followed by `count`
+/// little-endian u64 run-time addresses: entry i is the address of function
+/// ID i+1 (ID 0 is the exit event and has no entry).
+struct FunctionsHeader {
+  char magic[8];           ///< kFunctionsMagic
+  std::uint16_t version;   ///< kVersion
+  std::uint16_t reserved0; ///< zero
+  std::uint32_t reserved1; ///< zero
+  std::uint64_t count;     ///< number of function IDs assigned (IDs 1..count)
+};
+static_assert(sizeof(FunctionsHeader) == 24);
+
+/// Largest function ID the codec can carry (31 bits, see codec.h).
+inline constexpr std::uint32_t kMaxFunctionId = 0x7fffffffu;
+
+// ---- Text files ---------------------------------------------------------------
+
+/// First line of the process metadata file "process".
+inline constexpr const char* kProcessMagicLine = "parlot-process 1";
+/// First line of the load map file "loadmap".
+inline constexpr const char* kLoadMapMagicLine = "parlot-loadmap 1";
+
+}  // namespace parlot::format

@@ -1,0 +1,137 @@
+// Reading Parlot trace directories (docs/FORMAT.md): process metadata, load
+// maps, function tables and per-thread event streams. Every parser treats
+// its input as untrusted: malformed input raises parlot::FormatError naming
+// the file and the byte offset; nothing is allocated from an unchecked size.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "parlot/codec.h"
+#include "parlot/format.h"
+#include "parlot/load_map.h"
+
+namespace parlot {
+
+/// Malformed, truncated or unreadable trace input.
+class FormatError : public std::runtime_error {
+ public:
+  /// `offset`: byte offset in `file` where the problem was found.
+  FormatError(std::filesystem::path file, std::uint64_t offset, const std::string& what);
+  const std::filesystem::path& file() const { return file_; }
+  std::uint64_t offset() const { return offset_; }
+
+ private:
+  std::filesystem::path file_;
+  std::uint64_t offset_;
+};
+
+/// Contents of a process directory's "process" file.
+struct ProcessMetadata {
+  std::uint64_t pid = 0;
+  std::uint64_t ppid = 0;
+  std::string rank;  ///< MPI rank as the launcher gave it; empty if none
+  std::string host;
+  std::string executable;
+  std::vector<std::string> arguments;  ///< argv[0], argv[1], ...
+  std::uint64_t start_ns = 0;          ///< CLOCK_REALTIME, ns since the epoch
+  std::uint64_t end_ns = 0;            ///< 0 if the process did not finish its trace
+  bool compress = true;
+  std::uint64_t threads = 0;    ///< thread traces started
+  std::uint64_t functions = 0;  ///< function IDs assigned (0 while running)
+};
+
+/// Parses a "process" file. Throws FormatError.
+ProcessMetadata read_process_metadata(const std::filesystem::path& file);
+
+/// Parses a "loadmap" file; duplicate lines (the runtime writes the map at
+/// start and at end) are kept once. Throws FormatError.
+LoadMap read_load_map(const std::filesystem::path& file);
+
+/// Parses a "functions" file: element i is the run-time address of
+/// function ID i+1. At most `max_count` entries are accepted.
+/// Throws FormatError.
+std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
+                                               std::uint64_t max_count = 1ull << 30);
+
+/// Structure of one thread trace file, from its header and block headers.
+struct ThreadTraceSummary {
+  std::filesystem::path path;
+  std::uint64_t tid = 0;
+  std::uint64_t pid = 0;
+  std::uint64_t thread_index = 0;
+  format::Codec codec = format::Codec::kLzZe;
+  std::uint64_t start_ns = 0;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t blocks = 0;        ///< data blocks
+  std::uint64_t payload_bytes = 0; ///< bytes of all data-block payloads
+  /// The trailer, when the file has one (the thread's trace was finalised).
+  std::optional<format::TrailerPayload> trailer;
+  /// When there is no trailer: why the file ends early, and where.
+  std::string damage;
+  std::uint64_t damage_offset = 0;
+};
+
+/// Streams the events of one thread trace file, a batch at a time, in
+/// constant memory (one block plus the codec model).
+class ThreadEventReader {
+ public:
+  /// Opens `path` and checks its header and block structure (reads block
+  /// headers only). Throws FormatError on a bad header; a file cut short
+  /// (no trailer) opens, with `summary().damage` saying where it ends.
+  explicit ThreadEventReader(const std::filesystem::path& path);
+  ~ThreadEventReader();
+  ThreadEventReader(const ThreadEventReader&) = delete;
+  ThreadEventReader& operator=(const ThreadEventReader&) = delete;
+
+  const ThreadTraceSummary& summary() const { return summary_; }
+
+  /// Next batch of events (function IDs, 0 = exit), empty at the end.
+  /// A complete file yields exactly trailer->events events. Throws
+  /// FormatError on corrupt data (offset of the block at fault).
+  std::span<const std::uint32_t> next_batch();
+
+  /// Events returned so far.
+  std::uint64_t events_read() const { return events_read_; }
+
+ private:
+  bool load_next_block();
+
+  ThreadTraceSummary summary_;
+  std::ifstream in_;
+  std::uint64_t next_block_offset_ = 0;
+  std::uint64_t block_payload_offset_ = 0;
+  std::uint64_t blocks_read_ = 0;
+  std::uint64_t events_read_ = 0;
+  std::vector<std::uint8_t> payload_;
+  std::vector<std::uint32_t> batch_;
+  std::unique_ptr<codec::Decoder> decoder_;
+  bool done_ = false;
+};
+
+/// One process directory: its metadata, load map, function table and thread
+/// trace files (sorted by thread index).
+struct ProcessTrace {
+  std::filesystem::path directory;
+  ProcessMetadata metadata;
+  LoadMap load_map;
+  std::vector<std::uint64_t> function_addresses;  ///< [id-1] -> run-time address
+  std::vector<std::filesystem::path> thread_files;
+  /// Problems found while opening (missing function table, ...).
+  std::vector<std::string> warnings;
+};
+
+/// Opens a trace directory: either one process directory (it holds a
+/// "process" file) or a run directory holding process directories.
+/// Processes are sorted by rank, then pid. Throws FormatError when nothing
+/// readable is found or a required file is malformed.
+std::vector<ProcessTrace> open_trace_directory(const std::filesystem::path& dir);
+
+}  // namespace parlot

@@ -1,0 +1,109 @@
+#include <cstring>
+
+#include "parlot/trace_reader.h"
+#include "text_file.h"
+
+namespace parlot {
+
+ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
+  const auto lines = detail::read_text_file(file, format::kProcessMagicLine, 1 << 20);
+  ProcessMetadata m;
+  bool have_pid = false;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto& [offset, text] = lines[i];
+    const std::size_t sp = text.find(' ');
+    if (sp == std::string::npos) throw FormatError(file, offset, "line without a value");
+    const std::string key = text.substr(0, sp);
+    const std::string value = text.substr(sp + 1);
+    auto number = [&] { return detail::parse_u64(value, 10, file, offset + sp + 1, key.c_str()); };
+    if (key == "pid") {
+      m.pid = number();
+      have_pid = true;
+    } else if (key == "ppid") {
+      m.ppid = number();
+    } else if (key == "rank") {
+      m.rank = value == "-" ? "" : detail::unescape(value, file, offset);
+    } else if (key == "host") {
+      m.host = detail::unescape(value, file, offset);
+    } else if (key == "executable") {
+      m.executable = detail::unescape(value, file, offset);
+    } else if (key == "arg") {
+      m.arguments.push_back(detail::unescape(value, file, offset));
+    } else if (key == "start_ns") {
+      m.start_ns = number();
+    } else if (key == "end_ns") {
+      m.end_ns = number();
+    } else if (key == "compress") {
+      m.compress = number() != 0;
+    } else if (key == "threads") {
+      m.threads = number();
+    } else if (key == "functions") {
+      m.functions = number();
+    }  // unknown keys are skipped: later minor additions stay readable
+  }
+  if (!have_pid) throw FormatError(file, 0, "no pid line");
+  return m;
+}
+
+LoadMap read_load_map(const std::filesystem::path& file) {
+  const auto lines = detail::read_text_file(file, format::kLoadMapMagicLine, 64 << 20);
+  LoadMap map;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto& [offset, text] = lines[i];
+    // start end bias build-id path (the path may contain spaces)
+    std::size_t fields[4];
+    std::size_t pos = 0;
+    for (auto& f : fields) {
+      f = text.find(' ', pos);
+      if (f == std::string::npos) throw FormatError(file, offset, "load map line has too few fields");
+      pos = f + 1;
+    }
+    LoadedObject o;
+    o.start = detail::parse_u64(text.substr(0, fields[0]), 16, file, offset, "start address");
+    o.end = detail::parse_u64(text.substr(fields[0] + 1, fields[1] - fields[0] - 1), 16, file,
+                              offset, "end address");
+    o.load_bias = detail::parse_u64(text.substr(fields[1] + 1, fields[2] - fields[1] - 1), 16,
+                                    file, offset, "load bias");
+    o.build_id = text.substr(fields[2] + 1, fields[3] - fields[2] - 1);
+    if (o.build_id == "-") o.build_id.clear();
+    o.path = detail::unescape(text.substr(fields[3] + 1), file, offset);
+    if (o.end <= o.start) throw FormatError(file, offset, "empty address range");
+    bool seen = false;
+    for (const auto& p : map) {
+      seen = seen || (p.start == o.start && p.end == o.end && p.path == o.path &&
+                      p.build_id == o.build_id);
+    }
+    if (!seen) map.push_back(std::move(o));
+  }
+  return map;
+}
+
+std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
+                                               std::uint64_t max_count) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw FormatError(file, 0, "cannot open file");
+  format::FunctionsHeader h{};
+  in.read(reinterpret_cast<char*>(&h), sizeof h);
+  if (in.gcount() != sizeof h) throw FormatError(file, 0, "file shorter than its header");
+  if (std::memcmp(h.magic, format::kFunctionsMagic, sizeof h.magic) != 0) {
+    throw FormatError(file, 0, "bad magic (not a Parlot function table)");
+  }
+  if (h.version != format::kVersion) {
+    throw FormatError(file, 8, "unsupported version " + std::to_string(h.version));
+  }
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  if (h.count > max_count || h.count > (size - sizeof h) / 8 || size != sizeof h + h.count * 8) {
+    throw FormatError(file, 16, "function count " + std::to_string(h.count) +
+                                    " does not match the file size " + std::to_string(size));
+  }
+  std::vector<std::uint64_t> addresses(h.count);
+  in.seekg(sizeof h);
+  in.read(reinterpret_cast<char*>(addresses.data()), static_cast<std::streamsize>(h.count * 8));
+  if (static_cast<std::uint64_t>(in.gcount()) != h.count * 8) {
+    throw FormatError(file, sizeof h, "cannot read the address table");
+  }
+  return addresses;
+}
+
+}  // namespace parlot

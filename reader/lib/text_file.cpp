@@ -1,0 +1,91 @@
+#include "text_file.h"
+
+#include <charconv>
+#include <fstream>
+#include <iterator>
+
+#include "parlot/trace_reader.h"
+
+namespace parlot {
+
+FormatError::FormatError(std::filesystem::path file, std::uint64_t offset,
+                         const std::string& what)
+    : std::runtime_error(file.string() + ": offset " + std::to_string(offset) + ": " + what),
+      file_(std::move(file)),
+      offset_(offset) {}
+
+}  // namespace parlot
+
+namespace parlot::detail {
+
+std::vector<TextLine> read_text_file(const std::filesystem::path& file, const char* magic,
+                                     std::uint64_t max_bytes) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw FormatError(file, 0, "cannot open file");
+  std::string data;
+  data.resize(max_bytes + 1);
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  data.resize(static_cast<std::size_t>(in.gcount()));
+  if (data.size() > max_bytes) {
+    throw FormatError(file, max_bytes, "file larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  std::vector<TextLine> lines;
+  std::size_t pos = 0;
+  while (pos < data.size()) {
+    const std::size_t nl = data.find('\n', pos);
+    if (nl == std::string::npos) {
+      throw FormatError(file, pos, "last line has no newline (file cut short)");
+    }
+    lines.push_back({pos, data.substr(pos, nl - pos)});
+    pos = nl + 1;
+  }
+  if (lines.empty()) throw FormatError(file, 0, "empty file");
+  if (lines[0].text != magic) {
+    throw FormatError(file, 0, "bad magic line '" + lines[0].text.substr(0, 40) +
+                                   "', expected '" + magic + "'");
+  }
+  return lines;
+}
+
+std::string unescape(const std::string& s, const std::filesystem::path& file,
+                     std::uint64_t offset) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i == s.size()) throw FormatError(file, offset + i, "dangling backslash");
+    switch (s[i]) {
+      case '\\': out += '\\'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'x': {
+        unsigned v = 0;
+        if (i + 2 >= s.size() ||
+            std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16).ptr != s.data() + i + 3) {
+          throw FormatError(file, offset + i, "bad \\x escape");
+        }
+        out += static_cast<char>(v);
+        i += 2;
+        break;
+      }
+      default: throw FormatError(file, offset + i, "unknown escape");
+    }
+  }
+  return out;
+}
+
+std::uint64_t parse_u64(const std::string& s, int base, const std::filesystem::path& file,
+                        std::uint64_t offset, const char* what) {
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) {
+    throw FormatError(file, offset, std::string("bad ") + what + " '" + s.substr(0, 40) + "'");
+  }
+  return v;
+}
+
+}  // namespace parlot::detail

@@ -1,0 +1,166 @@
+#include <algorithm>
+#include <cstring>
+
+#include "parlot/trace_reader.h"
+
+namespace parlot {
+namespace {
+
+constexpr std::size_t kBatch = 1 << 16;
+
+}  // namespace
+
+ThreadEventReader::ThreadEventReader(const std::filesystem::path& path)
+    : in_(path, std::ios::binary) {
+  summary_.path = path;
+  if (!in_) throw FormatError(path, 0, "cannot open file");
+  in_.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in_.tellg());
+  summary_.file_bytes = size;
+  in_.seekg(0);
+  format::TraceFileHeader h{};
+  in_.read(reinterpret_cast<char*>(&h), sizeof h);
+  if (static_cast<std::size_t>(in_.gcount()) != sizeof h) {
+    throw FormatError(path, 0, "file shorter than the 64-byte trace header");
+  }
+  if (std::memcmp(h.magic, format::kTraceMagic, sizeof h.magic) != 0) {
+    throw FormatError(path, 0, "bad magic (not a Parlot thread trace)");
+  }
+  if (h.version != format::kVersion) {
+    throw FormatError(path, 8, "unsupported version " + std::to_string(h.version) +
+                                   " (this reader reads version " +
+                                   std::to_string(format::kVersion) + ")");
+  }
+  if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzZe)) {
+    throw FormatError(path, 10, "unknown codec " + std::to_string(h.codec));
+  }
+  if (h.header_bytes < sizeof h || h.header_bytes > 4096 || h.header_bytes > size) {
+    throw FormatError(path, 12, "bad header size " + std::to_string(h.header_bytes));
+  }
+  summary_.tid = h.tid;
+  summary_.pid = h.pid;
+  summary_.thread_index = h.thread_index;
+  summary_.codec = static_cast<format::Codec>(h.codec);
+  summary_.start_ns = h.start_ns;
+
+  // Walk the block headers: structure first, data later.
+  std::uint64_t off = h.header_bytes;
+  for (std::uint64_t seq = 0;; ++seq) {
+    if (off == size) {
+      summary_.damage = "file ends without a trailer (the trace was cut short)";
+      summary_.damage_offset = off;
+      break;
+    }
+    format::BlockHeader b{};
+    in_.seekg(static_cast<std::streamoff>(off));
+    in_.read(reinterpret_cast<char*>(&b), sizeof b);
+    if (static_cast<std::size_t>(in_.gcount()) != sizeof b) {
+      summary_.damage = "block header cut short";
+      summary_.damage_offset = off;
+      break;
+    }
+    if (b.magic != format::kBlockMagic && b.magic != format::kTrailerMagic) {
+      throw FormatError(path, off, "bad block magic");
+    }
+    if (b.sequence != seq) {
+      throw FormatError(path, off + 8, "block sequence " + std::to_string(b.sequence) +
+                                           ", expected " + std::to_string(seq));
+    }
+    if (b.magic == format::kTrailerMagic) {
+      if (b.payload_bytes != sizeof(format::TrailerPayload)) {
+        throw FormatError(path, off + 4, "bad trailer size");
+      }
+      format::TrailerPayload t{};
+      in_.read(reinterpret_cast<char*>(&t), sizeof t);
+      if (static_cast<std::size_t>(in_.gcount()) != sizeof t) {
+        summary_.damage = "trailer cut short";
+        summary_.damage_offset = off;
+        break;
+      }
+      if (off + sizeof b + sizeof t != size) {
+        throw FormatError(path, off + sizeof b + sizeof t, "data after the trailer");
+      }
+      if (t.payload_bytes != summary_.payload_bytes) {
+        throw FormatError(path, off + sizeof b + 16,
+                          "trailer counts " + std::to_string(t.payload_bytes) +
+                              " payload bytes, the blocks hold " +
+                              std::to_string(summary_.payload_bytes));
+      }
+      summary_.trailer = t;
+      break;
+    }
+    if (b.payload_bytes == 0 || b.payload_bytes > format::kMaxBlockPayload) {
+      throw FormatError(path, off + 4, "bad block size " + std::to_string(b.payload_bytes));
+    }
+    if (off + sizeof b + b.payload_bytes > size) {
+      summary_.damage = "block payload cut short";
+      summary_.damage_offset = off;
+      break;
+    }
+    ++summary_.blocks;
+    summary_.payload_bytes += b.payload_bytes;
+    off += sizeof b + b.payload_bytes;
+  }
+  next_block_offset_ = h.header_bytes;
+  decoder_ = std::make_unique<codec::Decoder>(summary_.codec == format::Codec::kLzZe);
+  batch_.resize(kBatch);
+}
+
+ThreadEventReader::~ThreadEventReader() = default;
+
+bool ThreadEventReader::load_next_block() {
+  if (blocks_read_ == summary_.blocks) return false;
+  format::BlockHeader b{};
+  in_.clear();
+  in_.seekg(static_cast<std::streamoff>(next_block_offset_));
+  in_.read(reinterpret_cast<char*>(&b), sizeof b);
+  // The file was checked at open; recheck what is read in case it changed.
+  if (static_cast<std::size_t>(in_.gcount()) != sizeof b || b.magic != format::kBlockMagic ||
+      b.payload_bytes == 0 || b.payload_bytes > format::kMaxBlockPayload) {
+    throw FormatError(summary_.path, next_block_offset_, "block changed while reading");
+  }
+  payload_.resize(b.payload_bytes);
+  in_.read(reinterpret_cast<char*>(payload_.data()), b.payload_bytes);
+  if (static_cast<std::uint32_t>(in_.gcount()) != b.payload_bytes) {
+    throw FormatError(summary_.path, next_block_offset_, "block payload cut short");
+  }
+  block_payload_offset_ = next_block_offset_ + sizeof b;
+  next_block_offset_ = block_payload_offset_ + b.payload_bytes;
+  ++blocks_read_;
+  decoder_->feed(payload_.data(), payload_.size());
+  return true;
+}
+
+std::span<const std::uint32_t> ThreadEventReader::next_batch() {
+  if (done_) return {};
+  const std::uint64_t limit =
+      summary_.trailer ? summary_.trailer->events : ~std::uint64_t{0};
+  for (;;) {
+    const std::uint64_t left = limit - events_read_;
+    if (left == 0) {
+      done_ = true;
+      return {};
+    }
+    const std::size_t cap = static_cast<std::size_t>(std::min<std::uint64_t>(left, kBatch));
+    const std::size_t n = decoder_->next(batch_.data(), cap);
+    if (decoder_->status() == codec::Decoder::Status::kError) {
+      throw FormatError(summary_.path, block_payload_offset_ + decoder_->error_offset(),
+                        std::string("corrupt event data: ") + decoder_->error());
+    }
+    if (n != 0) {
+      events_read_ += n;
+      return {batch_.data(), n};
+    }
+    if (!load_next_block()) {
+      done_ = true;
+      if (summary_.trailer) {
+        throw FormatError(summary_.path, next_block_offset_,
+                          "event data ends after " + std::to_string(events_read_) + " of " +
+                              std::to_string(limit) + " events");
+      }
+      return {};
+    }
+  }
+}
+
+}  // namespace parlot

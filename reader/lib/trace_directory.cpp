@@ -1,0 +1,74 @@
+#include <algorithm>
+#include <system_error>
+
+#include "parlot/trace_reader.h"
+
+namespace parlot {
+namespace {
+
+namespace fs = std::filesystem;
+
+ProcessTrace open_process(const fs::path& dir) {
+  ProcessTrace p;
+  p.directory = dir;
+  p.metadata = read_process_metadata(dir / "process");
+  if (fs::exists(dir / "loadmap")) {
+    p.load_map = read_load_map(dir / "loadmap");
+  } else {
+    p.warnings.push_back((dir / "loadmap").string() + ": missing; addresses stay unnamed");
+  }
+  if (fs::exists(dir / "functions")) {
+    p.function_addresses = read_function_table(dir / "functions");
+  } else {
+    p.warnings.push_back((dir / "functions").string() +
+                         ": missing (the process did not finish its trace); "
+                         "functions show as IDs");
+  }
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("thread-") && name.ends_with(".trace") && e.is_regular_file()) {
+      p.thread_files.push_back(e.path());
+    }
+  }
+  // thread-<index>-<tid>.trace: order by index.
+  auto index_of = [](const fs::path& f) {
+    const std::string n = f.filename().string();
+    return std::strtoull(n.c_str() + 7, nullptr, 10);
+  };
+  std::sort(p.thread_files.begin(), p.thread_files.end(),
+            [&](const fs::path& a, const fs::path& b) { return index_of(a) < index_of(b); });
+  return p;
+}
+
+}  // namespace
+
+std::vector<ProcessTrace> open_trace_directory(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw FormatError(dir, 0, "not a directory");
+  std::vector<ProcessTrace> processes;
+  if (fs::exists(dir / "process")) {
+    processes.push_back(open_process(dir));
+    return processes;
+  }
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_directory() && fs::exists(e.path() / "process")) {
+      processes.push_back(open_process(e.path()));
+    }
+  }
+  if (ec) throw FormatError(dir, 0, "cannot list directory: " + ec.message());
+  if (processes.empty()) {
+    throw FormatError(dir, 0, "no Parlot process directory here (nothing was traced?)");
+  }
+  auto rank_of = [](const ProcessTrace& p) {
+    return p.metadata.rank.empty() ? -1 : std::strtoll(p.metadata.rank.c_str(), nullptr, 10);
+  };
+  std::sort(processes.begin(), processes.end(), [&](const ProcessTrace& a, const ProcessTrace& b) {
+    if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
+    if (a.metadata.start_ns != b.metadata.start_ns) return a.metadata.start_ns < b.metadata.start_ns;
+    return a.metadata.pid < b.metadata.pid;
+  });
+  return processes;
+}
+
+}  // namespace parlot

@@ -1,0 +1,35 @@
+// Function ID -> name, file and line for one process, through the
+// symbolizer and the process's load map; cached per ID.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "parlot/symbolizer.h"
+#include "parlot/trace_reader.h"
+
+namespace parlot::tool {
+
+class FunctionNames {
+ public:
+  explicit FunctionNames(const ProcessTrace& process);
+
+  /// Location of function `id` (1-based). Functions without a table entry
+  /// are named "#<id>".
+  const SourceLocation& lookup(std::uint32_t id);
+
+  /// Name as shown in traces: the function name, with "()" added for plain
+  /// names (C, Fortran) so every line reads as a call.
+  const std::string& display_name(std::uint32_t id);
+
+ private:
+  const ProcessTrace& process_;
+  Symbolizer symbolizer_;
+  std::vector<const SourceLocation*> by_id_;
+  std::vector<std::string> display_;
+  std::deque<SourceLocation> unknown_;  // stable addresses
+};
+
+}  // namespace parlot::tool

@@ -1,0 +1,91 @@
+// parlot-read info: processes and threads of a trace directory with events,
+// raw and trace bytes, compression ratio, duration and bandwidth (the
+// paper's §4.2 metrics).
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "thread_walk.h"
+
+namespace parlot::tool {
+namespace {
+
+struct InfoOptions {
+  std::string dir;
+  Selection selection;
+};
+
+std::string human_duration(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  return fmt::format("{:.1f} us", ns / 1e3);
+}
+
+int run_info(const InfoOptions& o) {
+  int status = 0;
+  std::uint64_t all_events = 0, all_raw = 0, all_bytes = 0, all_threads = 0;
+  for (const auto& process : open_trace_directory(o.dir)) {
+    if (!o.selection.selects(process)) continue;
+    report_warnings(process);
+    const auto& m = process.metadata;
+    std::string args;
+    for (const auto& a : m.arguments) args += (args.empty() ? "" : " ") + a;
+    fmt::print("process {}{}: {}\n", m.pid, m.rank.empty() ? "" : " rank " + m.rank, args);
+    fmt::print("  executable {}, host {}, {} functions, {}\n", m.executable, m.host,
+               process.function_addresses.size(),
+               m.end_ns ? "duration " + human_duration(static_cast<double>(m.end_ns - m.start_ns))
+                        : std::string("did not finish"));
+    fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9} {:>12} {:>10}  {}\n", "thread", "tid",
+               "events", "raw bytes", "trace bytes", "ratio", "duration", "kB/s", "notes");
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      const auto& s = reader.summary();
+      if (!o.selection.selects(s)) continue;
+      std::uint64_t events = 0, raw = 0;
+      double ns = 0;
+      std::string notes;
+      if (s.trailer) {
+        events = s.trailer->events;
+        raw = s.trailer->raw_bytes;
+        ns = static_cast<double>(s.trailer->end_ns - s.start_ns);
+        if (s.trailer->corrected_exits) notes += fmt::format("{} exits corrected by stack pointer; ", s.trailer->corrected_exits);
+        if (s.trailer->unmatched_exits) notes += fmt::format("{} unmatched exits ignored; ", s.trailer->unmatched_exits);
+        if (s.trailer->closed_at_end) notes += fmt::format("{} frames open at the end; ", s.trailer->closed_at_end);
+        if (s.trailer->dropped_events) notes += fmt::format("{} events dropped; ", s.trailer->dropped_events);
+      } else {
+        for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
+          for (const std::uint32_t v : b) raw += codec::raw_bytes_of(v);
+        }
+        events = reader.events_read();
+        notes = fmt::format("cut short at offset {}", s.damage_offset);
+        status = 1;
+      }
+      const double ratio = s.file_bytes ? static_cast<double>(raw) / static_cast<double>(s.file_bytes) : 0;
+      const double kbps = ns > 0 ? static_cast<double>(s.file_bytes) / 1e3 / (ns / 1e9) : 0;
+      fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9.1f} {:>12} {:>10.1f}  {}\n",
+                 fmt::format("#{}", s.thread_index), s.tid, events, raw, s.file_bytes, ratio,
+                 ns > 0 ? human_duration(ns) : "-", kbps, notes);
+      all_events += events;
+      all_raw += raw;
+      all_bytes += s.file_bytes;
+      ++all_threads;
+      if (!s.trailer) report_damage(s);
+    }
+  }
+  fmt::print("total: {} threads, {} events, {} raw bytes, {} trace bytes, ratio {:.1f}\n",
+             all_threads, all_events, all_raw, all_bytes,
+             all_bytes ? static_cast<double>(all_raw) / static_cast<double>(all_bytes) : 0.0);
+  return status;
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<InfoOptions>();
+  CLI::App* cmd = app.add_subcommand("info", "Summarise processes, threads, sizes and rates");
+  cmd->add_option("dir", options->dir, "Trace directory")->required();
+  cmd->add_option("--pid", options->selection.pid, "Only this process");
+  cmd->add_option("--tid", options->selection.tid, "Only this thread");
+  cmd->callback([options, &exit_status] { exit_status = run_info(*options); });
+}
+
+}  // namespace parlot::tool

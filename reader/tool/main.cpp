@@ -1,0 +1,29 @@
+// parlot-read: decodes Parlot traces and prints named call traces and call
+// statistics. Exit status: 0 done, 1 damaged or unreadable input, 2 usage.
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "parlot/trace_reader.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"parlot-read: read Parlot whole-program call traces"};
+  app.require_subcommand(1);
+  int exit_status = 0;
+  parlot::tool::add_info_command(app, exit_status);
+  parlot::tool::add_trace_command(app, exit_status);
+  parlot::tool::add_stats_command(app, exit_status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const parlot::FormatError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "parlot-read: error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "parlot-read: error: {}\n", e.what());
+    return 1;
+  }
+  return exit_status;
+}

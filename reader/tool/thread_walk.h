@@ -1,0 +1,38 @@
+// Shared by the subcommands: walk every selected thread of every process,
+// event by event, with call depth; report damaged files once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "parlot/call_stack_tracker.h"
+#include "parlot/trace_reader.h"
+
+namespace parlot::tool {
+
+/// Which processes and threads a command looks at (empty = all).
+struct Selection {
+  std::optional<std::uint64_t> pid;
+  std::optional<std::uint64_t> tid;
+  bool selects(const ProcessTrace& p) const { return !pid || p.metadata.pid == *pid; }
+  bool selects(const ThreadTraceSummary& t) const { return !tid || t.tid == *tid; }
+};
+
+/// Prints "parlot-read: warning: ..." for the process's warnings and a damaged
+/// thread file; returns 1 if the file is damaged (cut short), else 0.
+int report_damage(const ThreadTraceSummary& summary);
+void report_warnings(const ProcessTrace& process);
+
+/// Calls `on_event(const CallEvent&)` for every event of the thread file
+/// `reader`, in order. Throws FormatError on corrupt data.
+template <class OnEvent>
+void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event) {
+  CallStackTracker tracker(function_count, reader.summary().path);
+  for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+    for (const std::uint32_t id : batch) on_event(tracker.push(id));
+  }
+}
+
+}  // namespace parlot::tool

@@ -1,0 +1,145 @@
+// parlot-read trace: each thread's linear call trace, indented by depth like
+// `uftrace replay` (text), or one JSON object per event (jsonl).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "function_names.h"
+#include "thread_walk.h"
+
+namespace parlot::tool {
+namespace {
+
+struct TraceOptions {
+  std::string dir;
+  Selection selection;
+  std::string format = "text";
+};
+
+class Output {
+ public:
+  ~Output() { flush(); }
+  fmt::memory_buffer& buf() { return buf_; }
+  void maybe_flush() {
+    if (buf_.size() > (1 << 16)) flush();
+  }
+  void flush() {
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  fmt::memory_buffer buf_;
+};
+
+// Text: "name() {" ... "} /* name */", and "name();" for a call with no callee.
+void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
+                       FunctionNames& names, Output& out) {
+  const auto& s = reader.summary();
+  fmt::format_to(std::back_inserter(out.buf()), "# thread {} (pid {}, thread #{})\n", s.tid,
+                 s.pid, s.thread_index);
+  bool has_pending = false;  // an entry not yet known to be a leaf
+  CallEvent pending{};
+  auto indent = [&](std::uint32_t depth) {
+    for (std::uint32_t i = 0; i < depth; ++i) out.buf().append(std::string_view("  "));
+  };
+  walk_thread(reader, function_count, [&](const CallEvent& e) {
+    auto& b = out.buf();
+    if (e.kind == CallEvent::Kind::kExit && has_pending) {
+      indent(e.depth);
+      fmt::format_to(std::back_inserter(b), "{};\n", names.display_name(e.function_id));
+      has_pending = false;
+      out.maybe_flush();
+      return;
+    }
+    if (has_pending) {
+      indent(pending.depth);
+      fmt::format_to(std::back_inserter(b), "{} {{\n", names.display_name(pending.function_id));
+      has_pending = false;
+    }
+    if (e.kind == CallEvent::Kind::kEnter) {
+      pending = e;
+      has_pending = true;
+    } else {
+      indent(e.depth);
+      fmt::format_to(std::back_inserter(b), "}} /* {} */\n", names.display_name(e.function_id));
+    }
+    out.maybe_flush();
+  });
+  if (has_pending) {
+    indent(pending.depth);
+    fmt::format_to(std::back_inserter(out.buf()), "{} {{\n", names.display_name(pending.function_id));
+  }
+}
+
+void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
+                        FunctionNames& names, Output& out) {
+  const auto& s = reader.summary();
+  // Per function, the JSON fields after "kind" are fixed: build them once.
+  std::vector<std::string> tail;
+  auto tail_of = [&](std::uint32_t id) -> const std::string& {
+    if (id >= tail.size()) tail.resize(id + 1);
+    if (tail[id].empty()) {
+      const SourceLocation& loc = names.lookup(id);
+      tail[id] = fmt::format(",\"function\":{},\"file\":{},\"line\":{}}}\n",
+                             nlohmann::json(loc.function).dump(),
+                             nlohmann::json(loc.file).dump(), loc.line);
+    }
+    return tail[id];
+  };
+  const std::string head = fmt::format("{{\"pid\":{},\"tid\":{},\"depth\":", s.pid, s.tid);
+  walk_thread(reader, function_count, [&](const CallEvent& e) {
+    auto& b = out.buf();
+    b.append(head);
+    fmt::format_to(std::back_inserter(b), "{},\"kind\":\"{}\"", e.depth,
+                   e.kind == CallEvent::Kind::kEnter ? "enter" : "exit");
+    b.append(tail_of(e.function_id));
+    out.maybe_flush();
+  });
+}
+
+int run_trace(const TraceOptions& o) {
+  int status = 0;
+  Output out;
+  for (const auto& process : open_trace_directory(o.dir)) {
+    if (!o.selection.selects(process)) continue;
+    report_warnings(process);
+    FunctionNames names(process);
+    if (o.format == "text") {
+      const auto& m = process.metadata;
+      fmt::format_to(std::back_inserter(out.buf()), "# process {}{} {}\n", m.pid,
+                     m.rank.empty() ? "" : " rank " + m.rank, m.executable);
+    }
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      if (!o.selection.selects(reader.summary())) continue;
+      if (o.format == "text") {
+        print_text_thread(reader, process.function_addresses.size(), names, out);
+      } else {
+        print_jsonl_thread(reader, process.function_addresses.size(), names, out);
+      }
+      out.flush();
+      status |= report_damage(reader.summary());
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+void add_trace_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<TraceOptions>();
+  CLI::App* cmd = app.add_subcommand("trace", "Print each thread's named, nested call trace");
+  cmd->add_option("dir", options->dir, "Trace directory (PARLOT_DIR of the run)")->required();
+  cmd->add_option("--pid", options->selection.pid, "Only this process");
+  cmd->add_option("--tid", options->selection.tid, "Only this thread");
+  cmd->add_option("--format", options->format, "text (indented, like uftrace replay) or jsonl")
+      ->check(CLI::IsMember({"text", "jsonl"}));
+  cmd->callback([options, &exit_status] { exit_status = run_trace(*options); });
+}
+
+}  // namespace parlot::tool

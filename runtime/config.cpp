@@ -1,0 +1,50 @@
+#include "config.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "raw_io.h"
+
+namespace parlot::runtime {
+namespace {
+
+bool parse_size(const char* name, std::size_t lo, std::size_t hi, std::size_t& out) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return false;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v, &end, 10);
+  if (*end != '\0' || x < lo || x > hi) {
+    char buf[200];
+    TextBuilder msg(buf, sizeof buf);
+    msg.str("ignoring ").str(name).str("='").str(v).str("': expected a whole number from ")
+        .u64(lo).str(" to ").u64(hi);
+    log_line(msg.c_str());
+    return false;
+  }
+  out = static_cast<std::size_t>(x);
+  return true;
+}
+
+}  // namespace
+
+Config read_config() {
+  Config c;
+  if (const char* d = std::getenv("PARLOT_DIR"); d != nullptr && *d != '\0') {
+    if (std::strlen(d) < sizeof c.dir) {
+      std::strcpy(c.dir, d);
+    } else {
+      log_line("PARLOT_DIR is too long; using ./parlot.data");
+    }
+  }
+  if (const char* z = std::getenv("PARLOT_COMPRESS"); z != nullptr) {
+    c.compress = std::strcmp(z, "0") != 0;
+  }
+  std::size_t kb = 0;
+  if (parse_size("PARLOT_BUFFER_KB", 4, 16384, kb)) c.buffer_bytes = kb * 1024;
+  parse_size("PARLOT_MAX_FUNCTIONS", 1024, std::size_t{1} << 30, c.max_functions);
+  parse_size("PARLOT_MAX_DEPTH", 64, std::size_t{1} << 26, c.max_depth);
+  if (const char* q = std::getenv("PARLOT_QUIET"); q != nullptr) c.quiet = std::strcmp(q, "0") != 0;
+  return c;
+}
+
+}  // namespace parlot::runtime

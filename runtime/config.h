@@ -1,0 +1,29 @@
+// Runtime settings, read once from the environment (README, "Environment").
+#pragma once
+
+#include <cstddef>
+
+namespace parlot::runtime {
+
+struct Config {
+  /// PARLOT_DIR: trace directory (default "./parlot.data").
+  char dir[1024] = "parlot.data";
+  /// PARLOT_COMPRESS: 0 writes the uncompressed word stream (ParLoT-NC).
+  bool compress = true;
+  /// PARLOT_BUFFER_KB: per-thread output buffer in KiB (default 256, 4..16384).
+  /// A thread's data reaches the file each time this much compressed output
+  /// has accumulated, and at thread and process end.
+  std::size_t buffer_bytes = 256 * 1024;
+  /// PARLOT_MAX_FUNCTIONS: distinct functions per process (default 1 Mi).
+  std::size_t max_functions = 1u << 20;
+  /// PARLOT_MAX_DEPTH: shadow-stack frames per thread (default 1 Mi).
+  std::size_t max_depth = 1u << 20;
+  /// PARLOT_QUIET=1 silences the runtime's notices (errors still print).
+  bool quiet = false;
+};
+
+/// Reads the PARLOT_* variables; malformed values keep the default and print
+/// one notice. Call from initialisation only (uses getenv).
+Config read_config();
+
+}  // namespace parlot::runtime

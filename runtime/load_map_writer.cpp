@@ -1,0 +1,93 @@
+#include "load_map_writer.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "parlot/format.h"
+#include "raw_io.h"
+
+namespace parlot::runtime {
+namespace {
+
+struct Context {
+  int fd;
+  int error;
+  char exe[1024];
+};
+
+// Appends the GNU build ID found in the object's PT_NOTE segments as hex.
+void append_build_id(const dl_phdr_info* info, TextBuilder& line) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+    const unsigned char* end = p + ph.p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      ElfW(Nhdr) nh;
+      std::memcpy(&nh, p, sizeof nh);
+      const unsigned char* name = p + sizeof nh;
+      const unsigned char* desc = name + ((nh.n_namesz + 3) & ~3u);
+      const unsigned char* next = desc + ((nh.n_descsz + 3) & ~3u);
+      if (next > end) break;
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+        static const char kHex[] = "0123456789abcdef";
+        for (unsigned k = 0; k < nh.n_descsz; ++k) {
+          line.ch(kHex[desc[k] >> 4]).ch(kHex[desc[k] & 15]);
+        }
+        return;
+      }
+      p = next;
+    }
+  }
+  line.ch('-');
+}
+
+int on_object(dl_phdr_info* info, size_t, void* data) {
+  auto* ctx = static_cast<Context*>(data);
+  const char* path = info->dlpi_name;
+  if (path == nullptr || path[0] == '\0') path = ctx->exe;  // the executable
+  if (path[0] != '/') return 0;                              // vdso and the like: no file
+  std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const std::uint64_t a = info->dlpi_addr + ph.p_vaddr;
+    if (a < lo) lo = a;
+    if (a + ph.p_memsz > hi) hi = a + ph.p_memsz;
+  }
+  if (hi == 0) return 0;
+  char buf[1400];
+  TextBuilder line(buf, sizeof buf);
+  line.hex(lo).ch(' ').hex(hi).ch(' ').hex(info->dlpi_addr).ch(' ');
+  append_build_id(info, line);
+  line.ch(' ').escaped(path, std::strlen(path)).ch('\n');
+  if (ctx->error == 0) ctx->error = write_all(ctx->fd, line.data(), line.size());
+  return 0;
+}
+
+}  // namespace
+
+int write_load_map(int dir_fd, const char* name, bool append) {
+  const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_CREAT | O_EXCL);
+  Context ctx{};
+  ctx.fd = openat(dir_fd, name, flags, 0600);
+  if (ctx.fd < 0) return errno;
+  const ssize_t n = readlink("/proc/self/exe", ctx.exe, sizeof ctx.exe - 1);
+  ctx.exe[n > 0 ? n : 0] = '\0';
+  if (!append) {
+    char buf[64];
+    TextBuilder magic(buf, sizeof buf);
+    magic.str(format::kLoadMapMagicLine).ch('\n');
+    ctx.error = write_all(ctx.fd, magic.data(), magic.size());
+  }
+  dl_iterate_phdr(on_object, &ctx);
+  close(ctx.fd);
+  return ctx.error;
+}
+
+}  // namespace parlot::runtime

@@ -1,0 +1,43 @@
+// Process-wide state of the runtime: settings, the trace directory of this
+// process, the function-ID table, the registry of live thread traces, and
+// the transitions: first event (initialisation), thread start and end, fork,
+// process end. Everything here is a cold path; the hot path (hooks.cpp) only
+// reads `g_tracing_stopped`, `g_function_ids` and the thread's own trace.
+#pragma once
+
+#include <atomic>
+
+#include "function_ids.h"
+#include "thread_trace.h"
+
+namespace parlot::runtime {
+
+/// True once tracing has stopped for the process (process end, a write
+/// failure, or initialisation failed). Hooks check it after raising their
+/// thread's `busy` flag.
+extern std::atomic<bool> g_tracing_stopped;
+
+/// The process's function IDs (paper §3.1).
+extern FunctionIds g_function_ids;
+
+/// The calling thread's trace; nullptr until its first event, and after the
+/// thread's trace ended. initial-exec TLS: one load from %fs.
+extern thread_local ThreadTrace* tls_thread_trace __attribute__((tls_model("initial-exec")));
+
+/// Slow path of a hook whose thread has no trace yet: initialises the
+/// process on its first event, creates the thread's trace, or resumes it in
+/// a fork child. Returns nullptr when this event must not be recorded.
+ThreadTrace* attach_current_thread();
+
+/// Called once by a thread trace whose write failed: prints one line on
+/// stderr naming the error and stops tracing for the whole process. The
+/// program goes on unharmed.
+void report_write_failure(int error);
+
+/// Ends the trace of the whole process: stops tracing, writes every
+/// thread's pending data and trailer, the function table, the load map and
+/// the final metadata. Runs from the runtime's ELF destructor, after the
+/// program's atexit handlers; idempotent.
+void finish_process();
+
+}  // namespace parlot::runtime

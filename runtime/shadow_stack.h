@@ -1,0 +1,135 @@
+// Shadow call stack with stack-pointer correction (ParLoT paper §3.4),
+// adapted to compiler instrumentation.
+//
+// Each frame remembers the function address, the call site handed to the
+// hook, and the stack pointer of the instrumented function at the hook call
+// (the hook's CFA). The stack grows down, so a live callee always has a lower
+// stack pointer than its caller:
+//  - on entry with stack pointer `sp`, every frame whose sp is below `sp` is
+//    dead (its exit was never seen: longjmp, an exception under clang, a
+//    thread cancelled): it is popped and an exit is emitted for it;
+//  - a frame whose sp equals `sp` is either dead (a sibling called from the
+//    same caller frame) or the frame an inlined callee runs in: gcc and clang
+//    keep the hooks of inlined functions, which then run at the caller's
+//    stack pointer and pass the caller's call site. So an equal-sp frame is
+//    kept (the new function is nested in it) only when the call site is the
+//    same and the function differs; otherwise it is dead;
+//  - on exit with stack pointer `sp`, frames below `sp` are dead; then the
+//    exiting function is looked up among the frames at `sp` (inlined frames
+//    share it): frames above it are dead, it is popped. An exit that matches
+//    no open frame (its entry was never recorded) is counted and ignored.
+// Every emitted stream is therefore well nested: each exit closes the
+// innermost open entry.
+//
+// Known limits (best effort, as in the paper): a function whose exit was
+// missed, followed by a call through a function pointer from the same call
+// site with the same frame size, is taken as nested; alternate signal stacks
+// and coroutine stacks at higher addresses look like returns (documented in
+// docs/DESIGN.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace parlot::runtime {
+
+/// One open call on the shadow stack (24 bytes).
+struct ShadowFrame {
+  std::uintptr_t sp;         ///< stack pointer of the function at its entry hook (bytes)
+  std::uintptr_t function;   ///< function address handed to the entry hook
+  std::uintptr_t call_site;  ///< call site handed to the entry hook
+};
+
+/// Counters of the corrections made (events).
+struct ShadowStackCounters {
+  std::uint64_t corrected_exits = 0;  ///< exits synthesised for dead frames
+  std::uint64_t unmatched_exits = 0;  ///< exit hooks that matched no open frame
+  std::uint64_t overflowed = 0;       ///< entries not pushed because the stack was full
+};
+
+/// The stack over caller-provided storage of `capacity` frames (no allocation).
+/// `Emit` is called as emit_exit() for every exit event and emit_enter(id) for
+/// every entry event, in stream order.
+class ShadowStack {
+ public:
+  ShadowStack(ShadowFrame* storage, std::size_t capacity)
+      : frames_(storage), capacity_(capacity) {}
+
+  std::size_t depth() const { return depth_; }
+  std::size_t max_depth() const { return max_depth_; }
+  const ShadowFrame& frame(std::size_t i) const { return frames_[i]; }
+  const ShadowStackCounters& counters() const { return counters_; }
+
+  /// Entry hook for function `fn` with function ID `id`: corrects, pushes,
+  /// emits the entry. Returns false (and emits
+  /// nothing for this function) if the stack is full.
+  template <class Emit>
+  inline bool enter(std::uintptr_t fn, std::uintptr_t call_site, std::uintptr_t sp,
+                    std::uint32_t id, Emit& emit) {
+    while (depth_ != 0) {
+      const ShadowFrame& top = frames_[depth_ - 1];
+      if (top.sp > sp) break;
+      if (top.sp == sp && top.call_site == call_site && top.function != fn) break;
+      pop_dead(emit);
+    }
+    if (depth_ == capacity_) [[unlikely]] {
+      ++counters_.overflowed;
+      return false;
+    }
+    frames_[depth_++] = ShadowFrame{sp, fn, call_site};
+    if (depth_ > max_depth_) max_depth_ = depth_;
+    emit.emit_enter(id);
+    return true;
+  }
+
+  /// Exit hook: pops dead frames, then the exiting one, emitting exits.
+  template <class Emit>
+  inline void exit(std::uintptr_t fn, std::uintptr_t sp, Emit& emit) {
+    while (depth_ != 0 && frames_[depth_ - 1].sp < sp) pop_dead(emit);
+    if (depth_ != 0 && frames_[depth_ - 1].function == fn) [[likely]] {
+      --depth_;
+      emit.emit_exit();
+      return;
+    }
+    // Inlined frames share the stack pointer: look below the top among them.
+    std::size_t i = depth_;
+    while (i != 0 && frames_[i - 1].sp == sp) {
+      if (frames_[i - 1].function == fn) {
+        while (depth_ > i) pop_dead(emit);
+        --depth_;
+        emit.emit_exit();
+        return;
+      }
+      --i;
+    }
+    ++counters_.unmatched_exits;
+  }
+
+  /// Closes every open frame (thread or process end), innermost first.
+  /// Returns how many exits were emitted.
+  template <class Emit>
+  std::size_t close_all(Emit& emit) {
+    const std::size_t n = depth_;
+    while (depth_ != 0) {
+      --depth_;
+      emit.emit_exit();
+    }
+    return n;
+  }
+
+ private:
+  template <class Emit>
+  inline void pop_dead(Emit& emit) {
+    --depth_;
+    ++counters_.corrected_exits;
+    emit.emit_exit();
+  }
+
+  ShadowFrame* frames_;
+  std::size_t capacity_;
+  std::size_t depth_ = 0;
+  std::size_t max_depth_ = 0;
+  ShadowStackCounters counters_;
+};
+
+}  // namespace parlot::runtime

@@ -1,0 +1,195 @@
+#include "thread_trace.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <new>
+
+#include "process_trace.h"
+#include "raw_io.h"
+
+namespace parlot::runtime {
+namespace {
+
+std::uint64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void* map_anonymous(std::size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+constexpr std::size_t kHeader = sizeof(format::BlockHeader);
+
+}  // namespace
+
+ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool compress,
+                                 std::size_t buffer_bytes, std::size_t max_depth, int& error) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t object = (sizeof(ThreadTrace) + 63) & ~std::size_t{63};
+  const std::size_t block = kHeader + buffer_bytes;
+  const std::size_t map_bytes = (object + block + page - 1) & ~(page - 1);
+  void* mem = map_anonymous(map_bytes);
+  const std::size_t frames_bytes = (max_depth * sizeof(ShadowFrame) + page - 1) & ~(page - 1);
+  void* frames = map_anonymous(frames_bytes);
+  if (mem == nullptr || frames == nullptr) {
+    error = ENOMEM;
+    if (mem != nullptr) munmap(mem, map_bytes);
+    if (frames != nullptr) munmap(frames, frames_bytes);
+    return nullptr;
+  }
+  auto* t = new (mem) ThreadTrace();
+  t->map_bytes_ = map_bytes;
+  t->block_ = static_cast<std::uint8_t*>(mem) + object;
+  t->block_bytes_ = block;
+  t->frames_ = static_cast<ShadowFrame*>(frames);
+  t->frames_bytes_ = frames_bytes;
+  t->stack_ = ShadowStack(t->frames_, max_depth);
+  t->compress_ = compress;
+  t->reset_stream();
+  error = t->open_file(dir_fd, thread_index);
+  if (error != 0) {
+    destroy(t);
+    return nullptr;
+  }
+  return t;
+}
+
+void ThreadTrace::destroy(ThreadTrace* t) {
+  if (t == nullptr) return;
+  if (t->fd_ >= 0) close(t->fd_);
+  const std::size_t frames_bytes = t->frames_bytes_;
+  void* frames = t->frames_;
+  const std::size_t map_bytes = t->map_bytes_;
+  t->~ThreadTrace();
+  munmap(frames, frames_bytes);
+  munmap(t, map_bytes);
+}
+
+void ThreadTrace::reset_stream() {
+  const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
+  lz_.~LzEncoder();
+  new (&lz_) LzEncoder(*this, w);
+  raw_.~RawEncoder();
+  new (&raw_) RawEncoder(*this, w);
+  events_ = raw_bytes_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
+  dropped_events = 0;
+  write_error_ = 0;
+}
+
+int ThreadTrace::open_file(int dir_fd, std::uint64_t thread_index) {
+  tid_ = static_cast<std::uint64_t>(syscall(SYS_gettid));
+  pid_ = static_cast<std::uint64_t>(getpid());
+  char name[96];
+  TextBuilder n(name, sizeof name);
+  n.str("thread-").u64(thread_index).ch('-').u64(tid_).str(".trace");
+  fd_ = openat(dir_fd, n.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ < 0) return errno;
+  format::TraceFileHeader h{};
+  std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
+  h.version = format::kVersion;
+  h.codec = static_cast<std::uint16_t>(compress_ ? format::Codec::kLzZe : format::Codec::kRawWords);
+  h.header_bytes = sizeof h;
+  h.tid = tid_;
+  h.pid = pid_;
+  h.start_ns = realtime_ns();
+  h.thread_index = thread_index;
+  const int err = write_all(fd_, &h, sizeof h);
+  if (err != 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+  return err;
+}
+
+void ThreadTrace::drain(codec::OutputWindow& w) {
+  std::uint8_t* payload = block_ + kHeader;
+  const std::size_t n = static_cast<std::size_t>(w.cur - payload);
+  w.cur = payload;
+  if (n == 0 || fd_ < 0 || write_error_ != 0) return;
+  format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
+  std::memcpy(block_, &h, sizeof h);
+  write_error_ = write_all(fd_, block_, kHeader + n);
+  payload_bytes_ += n;
+  if (write_error_ != 0) report_write_failure(write_error_);
+}
+
+int ThreadTrace::finish() {
+  if (fd_ < 0) return 0;
+  Emitter e{this};
+  closed_at_end_ = stack_.close_all(e);
+  codec::OutputWindow* w;
+  if (compress_) {
+    lz_.finish();
+    w = &lz_.window();
+  } else {
+    w = &raw_.window();
+  }
+  // The last data block and the trailer go out in one write, so a file
+  // either has its trailer or ends at a block boundary.
+  std::uint8_t* payload = block_ + kHeader;
+  std::size_t n = static_cast<std::size_t>(w->cur - payload);
+  const std::size_t trailer = kHeader + sizeof(format::TrailerPayload);
+  if (kHeader + n + trailer > block_bytes_) {
+    drain(*w);
+    n = 0;
+  }
+  std::uint8_t* p = block_;
+  std::size_t total = 0;
+  if (n != 0) {
+    format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
+    std::memcpy(p, &h, sizeof h);
+    payload_bytes_ += n;
+    total = kHeader + n;
+  }
+  const auto& c = stack_.counters();
+  format::TrailerPayload tp{};
+  tp.events = events_;
+  tp.raw_bytes = raw_bytes_;
+  tp.payload_bytes = payload_bytes_;
+  tp.end_ns = realtime_ns();
+  tp.dropped_events = dropped_events + c.overflowed;
+  tp.corrected_exits = c.corrected_exits;
+  tp.unmatched_exits = c.unmatched_exits;
+  tp.closed_at_end = closed_at_end_;
+  tp.max_depth = stack_.max_depth();
+  format::BlockHeader th{format::kTrailerMagic, sizeof tp, sequence_++};
+  std::memcpy(p + total, &th, sizeof th);
+  std::memcpy(p + total + kHeader, &tp, sizeof tp);
+  total += trailer;
+  int err = write_error_;
+  if (err == 0) err = write_all(fd_, p, total);
+  close(fd_);
+  fd_ = -1;
+  return err;
+}
+
+void ThreadTrace::abandon_file() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+int ThreadTrace::restart_in_child(int dir_fd, std::uint64_t thread_index, FunctionIds& ids) {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  reset_stream();
+  const int err = open_file(dir_fd, thread_index);
+  if (err != 0) return err;
+  for (std::size_t i = 0; i < stack_.depth(); ++i) {
+    // Function IDs survive fork: the child's function table holds them all.
+    put(ids.lookup(stack_.frame(i).function));
+  }
+  return 0;
+}
+
+}  // namespace parlot::runtime

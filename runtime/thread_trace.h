@@ -1,0 +1,115 @@
+// One thread's trace: its shadow stack, its incremental encoder and its
+// trace file (docs/FORMAT.md, "Thread trace file"). Lives in memory mapped
+// for it at the thread's first event and unmapped when it ends; used only by
+// its own thread, except at process end (see process_trace.h).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "parlot/codec.h"
+#include "parlot/format.h"
+#include "function_ids.h"
+#include "shadow_stack.h"
+
+namespace parlot::runtime {
+
+class ThreadTrace {
+ public:
+  /// Maps and initialises a trace for the calling thread, creates its file
+  /// `thread-<index>-<tid>.trace` in `dir_fd` and writes the file header.
+  /// Returns nullptr (and sets `error` to an errno) when memory or the file
+  /// cannot be had. Cold path: mmap, open, write.
+  static ThreadTrace* create(int dir_fd, std::uint64_t thread_index, bool compress,
+                             std::size_t buffer_bytes, std::size_t max_depth, int& error);
+
+  /// Unmaps a trace created by create(). Does not write anything.
+  static void destroy(ThreadTrace* t);
+
+  /// Records an entry into `fn` called from `call_site`, the instrumented
+  /// function's stack pointer being `sp`, with function ID `id`.
+  inline void on_enter(std::uintptr_t fn, std::uintptr_t call_site, std::uintptr_t sp,
+                       std::uint32_t id) {
+    Emitter e{this};
+    stack_.enter(fn, call_site, sp, id, e);
+  }
+
+  /// Records the exit of `fn` at stack pointer `sp`.
+  inline void on_exit(std::uintptr_t fn, std::uintptr_t sp) {
+    Emitter e{this};
+    stack_.exit(fn, sp, e);
+  }
+
+  /// Closes open frames, flushes the encoder, writes the last block and the
+  /// trailer, closes the file. Returns 0 or the errno of a failed write.
+  int finish();
+
+  /// Starts a new file for this thread in a new process directory (fork
+  /// child): fresh encoder and counters, then an entry event for every frame
+  /// still on the shadow stack, so the child's stream is well nested.
+  /// Returns 0 or an errno.
+  int restart_in_child(int dir_fd, std::uint64_t thread_index, FunctionIds& ids);
+
+  /// Closes the file without writing anything more (fork child: the file
+  /// belongs to the parent). The trace counts as finished afterwards.
+  void abandon_file();
+
+  /// Sink interface of the encoders: writes the filled block. Cold path.
+  void drain(codec::OutputWindow& w);
+
+  /// Set while the thread is inside a hook; read by process end (atomic).
+  std::atomic<int> busy{0};
+  /// Hook calls not recorded because a hook was re-entered (signal handler).
+  std::uint64_t dropped_events = 0;
+  /// Linked list of live traces, owned by ProcessTrace under its lock.
+  ThreadTrace* prev = nullptr;
+  ThreadTrace* next = nullptr;
+
+  std::uint64_t tid() const { return tid_; }
+  bool finished() const { return fd_ < 0; }
+
+ private:
+  struct Emitter {
+    ThreadTrace* t;
+    inline void emit_enter(std::uint32_t id) { t->put(id); }
+    inline void emit_exit() { t->put(0); }
+  };
+  using LzEncoder = codec::Encoder<ThreadTrace>;
+  using RawEncoder = codec::RawEncoder<ThreadTrace>;
+
+  ThreadTrace() = default;
+  int open_file(int dir_fd, std::uint64_t thread_index);
+  void reset_stream();
+
+  inline void put(std::uint32_t v) {
+    ++events_;
+    raw_bytes_ += codec::raw_bytes_of(v);
+    if (compress_) [[likely]] {
+      lz_.encode(v);
+    } else {
+      raw_.encode(v);
+    }
+  }
+
+  ShadowStack stack_{nullptr, 0};
+  bool compress_ = true;
+  std::uint64_t events_ = 0;
+  std::uint64_t raw_bytes_ = 0;
+  std::uint64_t payload_bytes_ = 0;
+  std::uint64_t sequence_ = 0;
+  std::uint64_t closed_at_end_ = 0;
+  int fd_ = -1;
+  int write_error_ = 0;
+  std::uint64_t tid_ = 0;
+  std::uint64_t pid_ = 0;
+  std::uint8_t* block_ = nullptr;  // BlockHeader, then payload
+  std::size_t block_bytes_ = 0;
+  std::size_t map_bytes_ = 0;
+  ShadowFrame* frames_ = nullptr;
+  std::size_t frames_bytes_ = 0;
+  LzEncoder lz_{*this, {}};
+  RawEncoder raw_{*this, {}};
+};
+
+}  // namespace parlot::runtime

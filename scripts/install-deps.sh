@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Parlot needs to build and test, when missing.
+# Debian 12; run as root (CI is) or with sudo available.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  gcc g++ gfortran clang
+  libunwind-dev libdw-dev libelf-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,76 @@
+// Lock-free function-ID table (runtime/function_ids.h).
+#include "function_ids.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using parlot::runtime::FunctionIds;
+
+TEST(FunctionIds, FirstSightAssignsTheNextIdAndRepeatsReturnIt) {
+  FunctionIds ids;
+  ASSERT_TRUE(ids.init(1024));
+  EXPECT_EQ(ids.lookup(0x401000), 1u);
+  EXPECT_EQ(ids.lookup(0x401010), 2u);
+  EXPECT_EQ(ids.lookup(0x401000), 1u);
+  EXPECT_EQ(ids.count(), 2u);
+  EXPECT_EQ(ids.address_of(2), 0x401010u);
+}
+
+TEST(FunctionIds, MoreThan65535Functions) {
+  FunctionIds ids;
+  ASSERT_TRUE(ids.init(200000));
+  for (std::uintptr_t i = 0; i < 150000; ++i) {
+    ASSERT_EQ(ids.lookup(0x400000 + i * 16), i + 1);
+  }
+  for (std::uintptr_t i = 0; i < 150000; i += 999) {
+    EXPECT_EQ(ids.lookup(0x400000 + i * 16), i + 1);
+    EXPECT_EQ(ids.address_of(static_cast<std::uint32_t>(i + 1)), 0x400000 + i * 16);
+  }
+}
+
+TEST(FunctionIds, FullTableReturnsZero) {
+  FunctionIds ids;
+  ASSERT_TRUE(ids.init(1024));
+  for (std::uintptr_t i = 0; i < 1024; ++i) ASSERT_NE(ids.lookup(0x1000 + i * 8), 0u);
+  EXPECT_EQ(ids.lookup(0x999999), 0u);
+  EXPECT_EQ(ids.count(), 1024u);
+  EXPECT_EQ(ids.lookup(0x1000), 1u);  // known functions still resolve
+}
+
+TEST(FunctionIds, ConcurrentFirstSightsGetOneIdPerAddress) {
+  FunctionIds ids;
+  ASSERT_TRUE(ids.init(1 << 16));
+  constexpr int kThreads = 4;
+  constexpr std::uintptr_t kAddresses = 20000;
+  std::vector<std::vector<std::uint32_t>> seen(kThreads, std::vector<std::uint32_t>(kAddresses));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Every thread visits all addresses, in a different order (the
+      // multipliers are coprime with kAddresses, so each is a permutation).
+      static constexpr std::uintptr_t kMultiplier[kThreads] = {1, 3, 7, 9};
+      for (std::uintptr_t k = 0; k < kAddresses; ++k) {
+        const std::uintptr_t i = (k * kMultiplier[t] + t * 7919) % kAddresses;
+        seen[t][i] = ids.lookup(0x10000 + i * 32);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<std::uint32_t> distinct;
+  for (std::uintptr_t i = 0; i < kAddresses; ++i) {
+    for (int t = 1; t < kThreads; ++t) ASSERT_EQ(seen[t][i], seen[0][i]) << i;
+    distinct.insert(seen[0][i]);
+    EXPECT_EQ(ids.address_of(seen[0][i]), 0x10000 + i * 32);
+  }
+  EXPECT_EQ(distinct.size(), kAddresses);
+  EXPECT_EQ(*distinct.begin(), 1u);
+  EXPECT_EQ(*distinct.rbegin(), kAddresses);
+}
+
+}  // namespace

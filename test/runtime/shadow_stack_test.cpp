@@ -1,0 +1,197 @@
+// Shadow stack with stack-pointer correction (runtime/shadow_stack.h),
+// driven by synthetic stack-pointer sequences.
+#include "shadow_stack.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using parlot::runtime::ShadowFrame;
+using parlot::runtime::ShadowStack;
+
+// Records the emitted stream: IDs for entries, 0 for exits. Function address
+// f has ID f in these tests.
+struct Recorder {
+  std::vector<std::uint32_t> events;
+  void emit_enter(std::uint32_t id) { events.push_back(id); }
+  void emit_exit() { events.push_back(0); }
+};
+
+class ShadowStackTest : public ::testing::Test {
+ protected:
+  void enter(std::uintptr_t fn, std::uintptr_t sp, std::uintptr_t call_site = 0) {
+    stack.enter(fn, call_site == 0 ? 0x1000 + sp : call_site, sp, static_cast<std::uint32_t>(fn),
+                out);
+  }
+  void exit(std::uintptr_t fn, std::uintptr_t sp) { stack.exit(fn, sp, out); }
+
+  std::vector<ShadowFrame> storage = std::vector<ShadowFrame>(64);
+  ShadowStack stack{storage.data(), storage.size()};
+  Recorder out;
+};
+
+TEST_F(ShadowStackTest, NormalNestingNeedsNoCorrection) {
+  enter(1, 1000);
+  enter(2, 900);
+  exit(2, 900);
+  enter(3, 900);
+  exit(3, 900);
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 3, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+  EXPECT_EQ(stack.depth(), 0u);
+  EXPECT_EQ(stack.max_depth(), 2u);
+}
+
+TEST_F(ShadowStackTest, LongjmpOutOfNestedCallsClosesThemAtTheNextEntry) {
+  enter(1, 1000);
+  enter(2, 900);
+  enter(3, 800);
+  enter(4, 700);
+  // longjmp back into 1; 1 then calls 5 from a frame above 2's.
+  enter(5, 950);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 4, 0, 0, 0, 5));
+  EXPECT_EQ(stack.counters().corrected_exits, 3u);
+  EXPECT_EQ(stack.depth(), 2u);
+}
+
+TEST_F(ShadowStackTest, MissedExitsClosedByTheCallersExit) {
+  enter(1, 1000);
+  enter(2, 900);
+  enter(3, 800);
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 0, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 2u);
+  EXPECT_EQ(stack.counters().unmatched_exits, 0u);
+}
+
+TEST_F(ShadowStackTest, DeadSiblingAtTheSameStackPointerIsClosed) {
+  enter(1, 1000);
+  enter(2, 900, /*call_site=*/0x10);
+  // 2's exit was missed (exception under clang); 1 calls 3 from another site.
+  enter(3, 900, /*call_site=*/0x20);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 3));
+  EXPECT_EQ(stack.counters().corrected_exits, 1u);
+}
+
+TEST_F(ShadowStackTest, SameFunctionFromTheSameCallSiteAgainIsASibling) {
+  enter(1, 1000);
+  enter(2, 900, 0x10);
+  enter(2, 900, 0x10);  // a loop re-calls 2 after a missed exit
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 2));
+}
+
+TEST_F(ShadowStackTest, InlinedCalleeNestsInItsCallersFrame) {
+  // gcc/clang keep the hooks of inlined functions: same sp, same call site.
+  enter(1, 1000, 0x10);
+  enter(2, 1000, 0x10);
+  enter(3, 1000, 0x10);
+  exit(3, 1000);
+  exit(2, 1000);
+  enter(4, 900, 0x30);  // a real call from 1
+  exit(4, 900);
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 0, 0, 4, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+  EXPECT_EQ(stack.counters().unmatched_exits, 0u);
+}
+
+TEST_F(ShadowStackTest, MissedExitOfAnInlinedFrameClosedByItsHostsExit) {
+  enter(1, 1000, 0x10);
+  enter(2, 1000, 0x10);
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 1u);
+}
+
+TEST_F(ShadowStackTest, ExitWithoutEntryIsIgnored) {
+  exit(7, 500);
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(stack.counters().unmatched_exits, 1u);
+  enter(1, 1000);
+  exit(9, 1000);  // 1 is live at this sp: not dead, and not 9
+  EXPECT_THAT(out.events, ElementsAre(1));
+  EXPECT_EQ(stack.counters().unmatched_exits, 2u);
+  EXPECT_EQ(stack.depth(), 1u);
+}
+
+TEST_F(ShadowStackTest, RecursionWithLongjmpClosesInnerInstancesOnly) {
+  enter(5, 1000);
+  enter(5, 900);
+  enter(5, 800);
+  exit(5, 1000);  // the outer instance returns; the inner two never did
+  EXPECT_THAT(out.events, ElementsAre(5, 5, 5, 0, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 2u);
+  EXPECT_EQ(stack.depth(), 0u);
+}
+
+TEST_F(ShadowStackTest, CloseAllEmitsOneExitPerOpenFrame) {
+  enter(1, 1000);
+  enter(2, 900);
+  enter(3, 800);
+  EXPECT_EQ(stack.close_all(out), 3u);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 0, 0, 0));
+}
+
+TEST(ShadowStackCapacity, FullStackDropsTheEntryAndItsExit) {
+  std::vector<ShadowFrame> storage(2);
+  ShadowStack stack(storage.data(), storage.size());
+  Recorder out;
+  EXPECT_TRUE(stack.enter(1, 0x10, 1000, 1, out));
+  EXPECT_TRUE(stack.enter(2, 0x20, 900, 2, out));
+  EXPECT_FALSE(stack.enter(3, 0x30, 800, 3, out));
+  stack.exit(3, 800, out);
+  stack.exit(2, 900, out);
+  stack.exit(1, 1000, out);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 0));
+  EXPECT_EQ(stack.counters().overflowed, 1u);
+}
+
+// Random programs: a true call tree with real stack pointers, of which a
+// random subset of exits is lost. Whatever is lost, the emitted stream is
+// well nested, and with no loss it equals the true stream.
+TEST(ShadowStackProperty, EmittedStreamIsAlwaysWellNested) {
+  for (int seed = 0; seed < 200; ++seed) {
+    std::mt19937 rng(seed);
+    const double loss = seed % 4 == 0 ? 0.0 : 0.05 * (seed % 7);
+    std::vector<ShadowFrame> storage(4096);
+    ShadowStack stack(storage.data(), storage.size());
+    Recorder out;
+    std::vector<std::uint32_t> truth;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> live;  // fn, sp
+    std::uintptr_t sp = 1 << 20;
+    for (int step = 0; step < 5000; ++step) {
+      if (!live.empty() && rng() % 2 == 0) {
+        const auto [fn, fsp] = live.back();
+        live.pop_back();
+        truth.push_back(0);
+        if (std::uniform_real_distribution<>(0, 1)(rng) >= loss) stack.exit(fn, fsp, out);
+        sp = fsp + 16 + (fn % 5) * 16;  // back to the caller's stack pointer
+      } else {
+        const std::uintptr_t fn = 1 + rng() % 30;
+        sp -= 16 + (fn % 5) * 16;
+        live.emplace_back(fn, sp);
+        truth.push_back(static_cast<std::uint32_t>(fn));
+        stack.enter(fn, 0x100000 + fn * 8 + live.size(), sp, static_cast<std::uint32_t>(fn), out);
+      }
+    }
+    long depth = 0;
+    for (const auto e : out.events) {
+      depth += e != 0 ? 1 : -1;
+      ASSERT_GE(depth, 0) << "seed " << seed;
+    }
+    EXPECT_EQ(static_cast<std::size_t>(depth), stack.depth());
+    if (loss == 0.0) {
+      EXPECT_THAT(out.events, ElementsAreArray(truth)) << "seed " << seed;
+      EXPECT_EQ(stack.counters().corrected_exits, 0u);
+    }
+  }
+}
+
+}  // namespace
