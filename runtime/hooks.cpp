@@ -80,9 +80,10 @@ __cyg_profile_func_exit(void* fn, void* /*call_site*/) {
 
 namespace {
 
-// Initialise early (before main when linked or preloaded) so the first
-// event pays nothing extra; finish after the program's atexit handlers.
-[[gnu::constructor(101)]] void parlot_runtime_start() { attach_current_thread(); }
+// Initialisation is lazy (the first event creates the process directory),
+// so a process that loads the runtime but runs no instrumented code (a shell,
+// `timeout`, any uninstrumented tool under LD_PRELOAD) leaves nothing behind.
+// The trace ends after the program's atexit handlers and static destructors.
 [[gnu::destructor(101)]] void parlot_runtime_finish() { parlot::runtime::finish_process(); }
 
 }  // namespace

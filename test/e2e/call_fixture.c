@@ -1,0 +1,72 @@
+/* End-to-end fixture with an exactly known call tree per thread.
+ * Usage: call_fixture MODE
+ *   basic  main -> recurse(3); two threads run worker -> level1 -> level2 -> level3
+ *   exit   main -> exit_outer -> exit_inner -> exit(3); an instrumented atexit
+ *          handler runs nested under exit_inner
+ *   fork   main -> fork_parent_side; the child runs fork_child_side and exits
+ *   loop   main -> 200000 x (level1 -> level2 -> level3): a call-dense loop
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+volatile int sink;
+
+NOINLINE int level3(int x) { sink = x; return x + 1; }
+NOINLINE int level2(int x) { return level3(x) * 2; }
+NOINLINE int level1(int x) { return level2(x) + 1; }
+NOINLINE int recurse(int n) { return n == 0 ? 0 : 1 + recurse(n - 1); }
+
+NOINLINE void* worker(void* arg) {
+  level1((int)(long)arg);
+  return NULL;
+}
+
+NOINLINE void at_exit_handler(void) { level3(7); }
+
+NOINLINE void exit_inner(void) {
+  atexit(at_exit_handler);
+  exit(3);
+}
+NOINLINE void exit_outer(void) { exit_inner(); }
+
+NOINLINE void fork_child_side(void) { level3(1); }
+NOINLINE int fork_parent_side(void) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    fork_child_side();
+    exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "basic";
+  if (strcmp(mode, "basic") == 0) {
+    recurse(3);
+    /* One thread at a time: thread indices are then deterministic. */
+    for (long i = 0; i < 2; ++i) {
+      pthread_t t;
+      pthread_create(&t, NULL, worker, (void*)i);
+      pthread_join(t, NULL);
+    }
+    printf("basic done\n");
+  } else if (strcmp(mode, "exit") == 0) {
+    exit_outer();
+  } else if (strcmp(mode, "fork") == 0) {
+    printf("child status %d\n", fork_parent_side());
+  } else if (strcmp(mode, "loop") == 0) {
+    int s = 0;
+    for (int i = 0; i < 200000; ++i) s += level1(i);
+    printf("loop %d\n", s);
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+// The fixture's exact call trees, per thread, for gcc -O0/-O2 and clang -O2.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "e2e_support.h"
+
+namespace parlot::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class CallFixture : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string fixture() const { return GetParam(); }
+  TempDir dir;
+};
+
+TEST_P(CallFixture, ThreadsGiveTheirExactCallTrees) {
+  const RunResult r = run_traced({fixture(), "basic"}, dir.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "basic done\n");
+  EXPECT_EQ(r.err, "");
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 3u) << t.out;
+  EXPECT_EQ(threads[0],
+            "main() {\n"
+            "  recurse() {\n"
+            "    recurse() {\n"
+            "      recurse() {\n"
+            "        recurse();\n"
+            "      } /* recurse() */\n"
+            "    } /* recurse() */\n"
+            "  } /* recurse() */\n"
+            "} /* main() */\n");
+  const std::string worker =
+      "worker() {\n"
+      "  level1() {\n"
+      "    level2() {\n"
+      "      level3();\n"
+      "    } /* level2() */\n"
+      "  } /* level1() */\n"
+      "} /* worker() */\n";
+  EXPECT_EQ(threads[1], worker);
+  EXPECT_EQ(threads[2], worker);
+}
+
+TEST_P(CallFixture, JsonLinesCarryDepthKindNameFileAndLine) {
+  ASSERT_EQ(run_traced({fixture(), "basic"}, dir.path()).exit_status, 0);
+  const RunResult t = parlot_read({"trace", dir.path().string(), "--format", "jsonl"});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  std::istringstream in(t.out);
+  std::string line;
+  std::vector<nlohmann::json> events;
+  while (std::getline(in, line)) events.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(events.size(), 10u + 2 * 8u);
+  const auto& first = events[0];
+  EXPECT_EQ(first["kind"], "enter");
+  EXPECT_EQ(first["function"], "main");
+  EXPECT_EQ(first["depth"], 0);
+  EXPECT_THAT(first["file"].get<std::string>(), HasSubstr("call_fixture.c"));
+  EXPECT_GT(first["line"].get<int>(), 0);
+  EXPECT_EQ(events[4]["function"], "recurse");
+  EXPECT_EQ(events[4]["depth"], 4);  // main, then recurse at depths 1..4
+  EXPECT_EQ(events[5]["kind"], "exit");
+  EXPECT_EQ(events[5]["function"], "recurse");
+  EXPECT_EQ(events[5]["depth"], 4);
+  EXPECT_EQ(events[9]["function"], "main");
+  EXPECT_EQ(events[9]["kind"], "exit");
+  EXPECT_EQ(events[9]["depth"], 0);
+  EXPECT_EQ(events[10]["function"], "worker");
+  EXPECT_NE(events[10]["tid"], events[0]["tid"]);
+  EXPECT_EQ(events[10]["pid"], events[0]["pid"]);
+}
+
+TEST_P(CallFixture, ExitDeepInTheStackClosesOpenFramesAfterAtexitHandlers) {
+  const RunResult r = run_traced({fixture(), "exit"}, dir.path());
+  EXPECT_EQ(r.exit_status, 3);  // the program's exit status is unchanged
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads[0],
+            "main() {\n"
+            "  exit_outer() {\n"
+            "    exit_inner() {\n"
+            "      at_exit_handler() {\n"
+            "        level3();\n"
+            "      } /* at_exit_handler() */\n"
+            "    } /* exit_inner() */\n"
+            "  } /* exit_outer() */\n"
+            "} /* main() */\n");
+  const RunResult info = parlot_read({"info", dir.path().string()});
+  EXPECT_THAT(info.out, HasSubstr("3 frames open at the end"));
+}
+
+TEST_P(CallFixture, ForkChildWritesItsOwnWellNestedProcessDirectory) {
+  const RunResult r = run_traced({fixture(), "fork"}, dir.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "child status 0\n");
+  const auto processes = open_trace_directory(dir.path());
+  ASSERT_EQ(processes.size(), 2u);
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 2u);
+  // Parent first (it started first), then the child, whose stream re-enters
+  // the frames open at the fork.
+  EXPECT_EQ(threads[0], "main() {\n  fork_parent_side();\n} /* main() */\n");
+  EXPECT_EQ(threads[1],
+            "main() {\n"
+            "  fork_parent_side() {\n"
+            "    fork_child_side() {\n"
+            "      level3();\n"
+            "    } /* fork_child_side() */\n"
+            "  } /* fork_parent_side() */\n"
+            "} /* main() */\n");
+  EXPECT_EQ(processes[1].metadata.ppid, processes[0].metadata.pid);
+}
+
+TEST_P(CallFixture, CompressedAndUncompressedRunsDecodeToIdenticalEvents) {
+  TempDir raw;
+  ASSERT_EQ(run_traced({fixture(), "loop"}, dir.path()).exit_status, 0);
+  ASSERT_EQ(run_traced({fixture(), "loop"}, raw.path(), {"PARLOT_COMPRESS=0"}).exit_status, 0);
+  const auto lz = open_trace_directory(dir.path());
+  const auto nc = open_trace_directory(raw.path());
+  ASSERT_EQ(lz.size(), 1u);
+  ASSERT_EQ(nc.size(), 1u);
+  EXPECT_TRUE(lz[0].metadata.compress);
+  EXPECT_FALSE(nc[0].metadata.compress);
+  const auto a = read_thread_events(lz[0]);
+  const auto b = read_thread_events(nc[0]);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(a, b);
+  EXPECT_EQ(a[0].size(), 2u + 200000u * 6u);
+  // The call-dense loop compresses by orders of magnitude.
+  ThreadEventReader lz_reader(lz[0].thread_files[0]);
+  ThreadEventReader nc_reader(nc[0].thread_files[0]);
+  EXPECT_EQ(nc_reader.summary().trailer->raw_bytes, lz_reader.summary().trailer->raw_bytes);
+  EXPECT_GT(lz_reader.summary().trailer->raw_bytes, 1000 * lz_reader.summary().file_bytes);
+}
+
+TEST_P(CallFixture, NormalProgramsNeedNoStackCorrection) {
+  ASSERT_EQ(run_traced({fixture(), "basic"}, dir.path()).exit_status, 0);
+  const auto processes = open_trace_directory(dir.path());
+  for (const auto& f : processes[0].thread_files) {
+    ThreadEventReader r(f);
+    ASSERT_TRUE(r.summary().trailer.has_value());
+    EXPECT_EQ(r.summary().trailer->corrected_exits, 0u) << f;
+    EXPECT_EQ(r.summary().trailer->unmatched_exits, 0u) << f;
+    EXPECT_EQ(r.summary().trailer->dropped_events, 0u) << f;
+    EXPECT_EQ(r.summary().trailer->closed_at_end, 0u) << f;
+  }
+}
+
+TEST_P(CallFixture, StatsCountCallsAndEdges) {
+  ASSERT_EQ(run_traced({fixture(), "basic"}, dir.path()).exit_status, 0);
+  const RunResult s = parlot_read({"stats", dir.path().string()});
+  ASSERT_EQ(s.exit_status, 0) << s.err;
+  EXPECT_THAT(s.out, HasSubstr("             4  recurse\n"));
+  EXPECT_THAT(s.out, HasSubstr("             2  level1\n"));
+  EXPECT_THAT(s.out, HasSubstr("             3  recurse -> recurse\n"));
+  EXPECT_THAT(s.out, HasSubstr("             2  worker -> level1\n"));
+  EXPECT_THAT(s.out, HasSubstr("             2  <thread> -> worker\n"));
+  EXPECT_THAT(s.out, HasSubstr("             1  <thread> -> main\n"));
+  const RunResult by_thread = parlot_read({"stats", dir.path().string(), "--by", "thread"});
+  EXPECT_THAT(by_thread.out, HasSubstr("             1  level1\n"));
+}
+
+TEST_P(CallFixture, UnwritableDirectoryLeavesTheProgramAlone) {
+  const RunResult r = run_traced({fixture(), "exit"}, "/proc/parlot-cannot-exist/x");
+  EXPECT_EQ(r.exit_status, 3);
+  EXPECT_THAT(r.err, HasSubstr("parlot: cannot create trace directory '/proc/parlot-cannot-exist/x'"));
+  EXPECT_THAT(r.err, HasSubstr("tracing is off"));
+  // One line, not one per thread or event.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Compilers, CallFixture, ::testing::ValuesIn(fixture_paths()),
+                         [](const auto& info) {
+                           return std::filesystem::path(info.param).filename().string();
+                         });
+
+}  // namespace
+}  // namespace parlot::e2e

@@ -1,0 +1,122 @@
+#include "e2e_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace parlot::e2e {
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::string templ = (fs::temp_directory_path() / "parlot-e2e-XXXXXX").string();
+  if (mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = templ;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Trace directories are mode 0700; root or the owner can remove them.
+  fs::remove_all(path_, ec);
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+RunResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  TempDir io;
+  std::string cmd = "env";
+  for (const auto& e : env) cmd += " " + quote(e);
+  cmd += " timeout 120";
+  for (const auto& a : argv) cmd += " " + quote(a);
+  cmd += " >" + quote((io.path() / "out").string()) + " 2>" + quote((io.path() / "err").string());
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  if (WIFEXITED(status)) {
+    r.exit_status = WEXITSTATUS(status);
+    // A child killed by a signal shows through the shell as 128 + signal.
+    if (r.exit_status > 128 && r.exit_status < 128 + 65) {
+      r.signal = r.exit_status - 128;
+      r.exit_status = -1;
+    }
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+  }
+  r.out = slurp(io.path() / "out");
+  r.err = slurp(io.path() / "err");
+  return r;
+}
+
+RunResult run_traced(const std::vector<std::string>& argv, const fs::path& trace_dir,
+                     std::vector<std::string> env) {
+  env.push_back(std::string("LD_PRELOAD=") + PARLOT_RUNTIME_PATH);
+  env.push_back("PARLOT_DIR=" + trace_dir.string());
+  return run(argv, env);
+}
+
+RunResult parlot_read(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{PARLOT_READ_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+std::vector<std::vector<std::uint32_t>> read_thread_events(const ProcessTrace& process) {
+  std::vector<std::vector<std::uint32_t>> threads;
+  for (const auto& f : process.thread_files) {
+    ThreadEventReader r(f);
+    std::vector<std::uint32_t> events;
+    for (auto b = r.next_batch(); !b.empty(); b = r.next_batch()) {
+      events.insert(events.end(), b.begin(), b.end());
+    }
+    threads.push_back(std::move(events));
+  }
+  return threads;
+}
+
+std::vector<std::string> split_threads(const std::string& text) {
+  std::vector<std::string> threads;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("# thread ")) {
+      threads.emplace_back();
+    } else if (!line.starts_with("#") && !threads.empty()) {
+      threads.back() += line + "\n";
+    }
+  }
+  return threads;
+}
+
+std::vector<std::string> fixture_paths() {
+  std::vector<std::string> paths;
+  std::istringstream in(PARLOT_FIXTURES);
+  std::string p;
+  while (std::getline(in, p, ',')) paths.push_back(p);
+  return paths;
+}
+
+std::string examples_dir() { return PARLOT_EXAMPLES_DIR; }
+
+}  // namespace parlot::e2e
