@@ -67,12 +67,15 @@ __cyg_profile_func_enter(void* fn, void* call_site) {
 
 /// Exit hook: records an exit event (ID 0) for the frame of `fn`.
 [[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void
-__cyg_profile_func_exit(void* fn, void* /*call_site*/) {
+__cyg_profile_func_exit(void* fn, void* call_site) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
+  // gcc -O2 may restore the frame and then jump to this hook: its return
+  // address is then the function's own, and `sp` is the function's CFA.
+  const bool at_cfa = __builtin_return_address(0) == call_site;
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]] return;  // no entry was recorded on this thread
   if (!begin_hook(t)) return;
-  t->on_exit(reinterpret_cast<std::uintptr_t>(fn), sp);
+  t->on_exit(reinterpret_cast<std::uintptr_t>(fn), sp, at_cfa);
   end_hook(t);
 }
 

@@ -14,10 +14,11 @@
 //    stack pointer and pass the caller's call site. So an equal-sp frame is
 //    kept (the new function is nested in it) only when the call site is the
 //    same and the function differs; otherwise it is dead;
-//  - on exit with stack pointer `sp`, frames below `sp` are dead; then the
-//    exiting function is looked up among the frames at `sp` (inlined frames
-//    share it): frames above it are dead, it is popped. An exit that matches
-//    no open frame (its entry was never recorded) is counted and ignored.
+//  - on exit of `fn` with stack pointer `sp`, the exiting frame is the
+//    topmost frame of `fn` that can hold `sp` (see exit(): the exit hook is
+//    either called from the function's body or, at gcc -O2, jumped to after
+//    its epilogue); frames above it are dead. An exit that matches no open frame (its entry
+//    was never recorded) is counted and ignored.
 // Every emitted stream is therefore well nested: each exit closes the
 // innermost open entry.
 //
@@ -82,26 +83,40 @@ class ShadowStack {
     return true;
   }
 
-  /// Exit hook: pops dead frames, then the exiting one, emitting exits.
+  /// Exit hook of `fn` at stack pointer `sp`: finds the exiting frame, pops
+  /// the dead frames above it (emitting their exits), then pops it.
+  ///
+  /// `at_cfa` says the exit hook was *jumped to* after the function's
+  /// epilogue (gcc -O2 does this; the hook's return address is then the
+  /// function's own return address), so `sp` is the function's CFA, above its
+  /// entry stack pointer and at or below its caller's. Otherwise the hook was
+  /// called from the function's body and `sp` is at or below the function's
+  /// entry stack pointer (below it after alloca). Frames of inner recursive
+  /// instances of `fn` whose exits were missed lie strictly below either, so:
+  ///  - called:  the topmost frame of `fn` with frame.sp >= sp;
+  ///  - jumped:  the topmost frame of `fn` with frame.sp < sp whose caller's
+  ///             frame.sp >= sp.
   template <class Emit>
-  inline void exit(std::uintptr_t fn, std::uintptr_t sp, Emit& emit) {
-    while (depth_ != 0 && frames_[depth_ - 1].sp < sp) pop_dead(emit);
-    if (depth_ != 0 && frames_[depth_ - 1].function == fn) [[likely]] {
-      --depth_;
-      emit.emit_exit();
-      return;
-    }
-    // Inlined frames share the stack pointer: look below the top among them.
+  inline void exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
     std::size_t i = depth_;
-    while (i != 0 && frames_[i - 1].sp == sp) {
-      if (frames_[i - 1].function == fn) {
-        while (depth_ > i) pop_dead(emit);
-        --depth_;
-        emit.emit_exit();
-        return;
+    while (i != 0) {
+      const ShadowFrame& f = frames_[i - 1];
+      if (f.function == fn) {
+        const bool match = at_cfa ? f.sp < sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
+        if (match) [[likely]] {
+          while (depth_ > i) pop_dead(emit);
+          --depth_;
+          emit.emit_exit();
+          return;
+        }
       }
+      // Frames further down belong to callers: they lie above `sp` as well.
+      if (f.sp > sp) break;
       --i;
     }
+    // The exiting function's entry was never recorded: whatever lies below
+    // `sp` belongs to its callees (or to itself), which are gone.
+    while (depth_ != 0 && frames_[depth_ - 1].sp < sp) pop_dead(emit);
     ++counters_.unmatched_exits;
   }
 

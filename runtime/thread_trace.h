@@ -35,10 +35,11 @@ class ThreadTrace {
     stack_.enter(fn, call_site, sp, id, e);
   }
 
-  /// Records the exit of `fn` at stack pointer `sp`.
-  inline void on_exit(std::uintptr_t fn, std::uintptr_t sp) {
+  /// Records the exit of `fn` at stack pointer `sp`; `at_cfa`: the exit
+  /// hook was jumped to after the function's epilogue (ShadowStack::exit).
+  inline void on_exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
     Emitter e{this};
-    stack_.exit(fn, sp, e);
+    stack_.exit(fn, sp, at_cfa, e);
   }
 
   /// Closes open frames, flushes the encoder, writes the last block and the

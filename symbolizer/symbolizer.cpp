@@ -5,6 +5,7 @@
 // its compile unit and a per-CU index of the concrete DW_TAG_subprogram DIEs
 // (built once per CU), then through the ELF symbol table, and is otherwise
 // shown in hex.
+#include <algorithm>
 #include "parlot/symbolizer.h"
 
 #include <cxxabi.h>
@@ -273,6 +274,54 @@ std::string demangle_symbol(std::string_view symbol, SymbolLanguage language) {
 }
 
 // Per-object state, shared by the load-map entries of one object.
+// ELF function symbols of one module sorted by address: libdwfl's
+// dwfl_module_addrinfo() scans the whole symbol table on every call, which
+// is quadratic for objects with tens of thousands of functions.
+struct SymbolIndex {
+  struct Entry {
+    Dwarf_Addr address;  // run-time address (module bias applied)
+    GElf_Xword size;     // bytes; 0 when the symbol table gives none
+    const char* name;    // owned by libdwfl
+  };
+  bool built = false;
+  std::vector<Entry> entries;
+
+  void build(Dwfl_Module* module) {
+    built = true;
+    const int n = dwfl_module_getsymtab(module);
+    for (int i = 1; i < n; ++i) {
+      GElf_Sym sym{};
+      GElf_Addr address = 0;
+      const char* name = dwfl_module_getsym_info(module, i, &sym, &address, nullptr, nullptr,
+                                                 nullptr);
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF ||
+          (type != STT_FUNC && type != STT_GNU_IFUNC)) {
+        continue;
+      }
+      entries.push_back({address, sym.st_size, name});
+    }
+    // Stable: of several aliases at one address, find() returns the first in
+    // symbol-table order.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const Entry& a, const Entry& b) { return a.address < b.address; });
+  }
+
+  // The symbol containing `address`, and `address` minus its start.
+  const char* find(Dwarf_Addr address, GElf_Off* offset) const {
+    auto it = std::upper_bound(entries.begin(), entries.end(), address,
+                               [](Dwarf_Addr a, const Entry& e) { return a < e.address; });
+    if (it == entries.begin()) return nullptr;
+    --it;
+    // Walk back over aliases to the first symbol at this address.
+    while (it != entries.begin() && std::prev(it)->address == it->address) --it;
+    const GElf_Xword size = it->size == 0 ? 1 : it->size;
+    if (address >= it->address + size) return nullptr;
+    *offset = address - it->address;
+    return it->name;
+  }
+};
+
 struct Symbolizer::Object {
   enum class State { kUnopened, kOpen, kUnusable };
   State state = State::kUnopened;
@@ -282,6 +331,7 @@ struct Symbolizer::Object {
   // (unique across the main and any alternate Dwarf).
   std::unordered_map<const void*, std::vector<FunctionRange>> functions_by_cu;
   CuIndex cus;  // Fallback CU lookup, see find_cu().
+  SymbolIndex symbols;  // Built on the first symbol-table lookup.
 };
 
 Symbolizer::Symbolizer(LoadMap load_map, WarningSink warn)
@@ -392,9 +442,8 @@ SourceLocation Symbolizer::lookup(std::uint64_t address) {
   auto elf_symbol = [&]() -> const char* {
     if (!symbol_looked_up) {
       symbol_looked_up = true;
-      GElf_Sym symbol{};
-      symbol_name =
-          dwfl_module_addrinfo(module, address, &symbol_offset, &symbol, nullptr, nullptr, nullptr);
+      if (!object.symbols.built) object.symbols.build(module);
+      symbol_name = object.symbols.find(address, &symbol_offset);
     }
     return symbol_name;
   };

@@ -29,7 +29,9 @@ class ShadowStackTest : public ::testing::Test {
     stack.enter(fn, call_site == 0 ? 0x1000 + sp : call_site, sp, static_cast<std::uint32_t>(fn),
                 out);
   }
-  void exit(std::uintptr_t fn, std::uintptr_t sp) { stack.exit(fn, sp, out); }
+  void exit(std::uintptr_t fn, std::uintptr_t sp) { stack.exit(fn, sp, false, out); }
+  // An exit hook jumped to after the epilogue: `cfa` is the function's CFA.
+  void exit_at_cfa(std::uintptr_t fn, std::uintptr_t cfa) { stack.exit(fn, cfa, true, out); }
 
   std::vector<ShadowFrame> storage = std::vector<ShadowFrame>(64);
   ShadowStack stack{storage.data(), storage.size()};
@@ -110,6 +112,66 @@ TEST_F(ShadowStackTest, MissedExitOfAnInlinedFrameClosedByItsHostsExit) {
   EXPECT_EQ(stack.counters().corrected_exits, 1u);
 }
 
+// gcc -O2 restores callee-saved registers, then jumps to the exit hook: the
+// hook's CFA is the function's own CFA, above its entry stack pointer, and
+// equal to its caller's stack pointer.
+TEST_F(ShadowStackTest, TailJumpedExitHookMatchesItsFrame) {
+  enter(1, 1000);
+  enter(2, 936);   // 2's CFA is 1000; prologue pushes put its hook 64 lower
+  enter(3, 872);   // 3's CFA is 936
+  exit_at_cfa(3, 936);  // jumped to the hook after the epilogue
+  exit_at_cfa(2, 1000);
+  exit_at_cfa(1, 1064);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 0, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+  EXPECT_EQ(stack.counters().unmatched_exits, 0u);
+}
+
+TEST_F(ShadowStackTest, TailJumpedExitOfRecursionClosesSkippedInnerInstances) {
+  enter(1, 2000);
+  enter(5, 1000);  // outer instance, CFA 1064
+  enter(5, 900);   // inner instances whose exits a longjmp skipped
+  enter(5, 800);
+  exit_at_cfa(5, 1064);  // the outer instance leaves through a tail-jumped hook
+  EXPECT_THAT(out.events, ElementsAre(1, 5, 5, 5, 0, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 2u);
+  EXPECT_EQ(stack.depth(), 1u);
+}
+
+// The ambiguous case that needs `at_cfa`: 5a -> 5b -> 5c -> 5d, a longjmp
+// lands in 5b (5c and 5d never return), then 5b returns. A tail-jumped exit
+// of 5c would pass the same stack pointer as a called exit of 5b.
+TEST_F(ShadowStackTest, CalledExitOfAMiddleRecursiveInstance) {
+  enter(5, 1000);  // 5a, CFA 1064
+  enter(5, 936);   // 5b, CFA 1000
+  enter(5, 872);   // 5c, CFA 936
+  enter(5, 808);   // 5d
+  exit(5, 936);    // 5b's exit hook, called from its body
+  EXPECT_THAT(out.events, ElementsAre(5, 5, 5, 5, 0, 0, 0));
+  EXPECT_EQ(stack.depth(), 1u);
+  EXPECT_EQ(stack.counters().corrected_exits, 2u);
+}
+
+TEST_F(ShadowStackTest, JumpedExitOfAMiddleRecursiveInstance) {
+  enter(5, 1000);       // 5a, CFA 1064
+  enter(5, 936);        // 5b, CFA 1000
+  enter(5, 872);        // 5c, CFA 936
+  enter(5, 808);        // 5d
+  exit_at_cfa(5, 1000); // 5b's exit hook, jumped to after its epilogue
+  EXPECT_THAT(out.events, ElementsAre(5, 5, 5, 5, 0, 0, 0));
+  EXPECT_EQ(stack.depth(), 1u);
+  EXPECT_EQ(stack.counters().corrected_exits, 2u);
+}
+
+TEST_F(ShadowStackTest, ExitBelowTheEntryStackPointerAfterAlloca) {
+  enter(1, 1000);
+  enter(2, 900);
+  exit(2, 700);  // 2 grew its frame with alloca
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+}
+
 TEST_F(ShadowStackTest, ExitWithoutEntryIsIgnored) {
   exit(7, 500);
   EXPECT_TRUE(out.events.empty());
@@ -146,9 +208,9 @@ TEST(ShadowStackCapacity, FullStackDropsTheEntryAndItsExit) {
   EXPECT_TRUE(stack.enter(1, 0x10, 1000, 1, out));
   EXPECT_TRUE(stack.enter(2, 0x20, 900, 2, out));
   EXPECT_FALSE(stack.enter(3, 0x30, 800, 3, out));
-  stack.exit(3, 800, out);
-  stack.exit(2, 900, out);
-  stack.exit(1, 1000, out);
+  stack.exit(3, 800, false, out);
+  stack.exit(2, 900, false, out);
+  stack.exit(1, 1000, false, out);
   EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 0));
   EXPECT_EQ(stack.counters().overflowed, 1u);
 }
@@ -171,8 +233,13 @@ TEST(ShadowStackProperty, EmittedStreamIsAlwaysWellNested) {
         const auto [fn, fsp] = live.back();
         live.pop_back();
         truth.push_back(0);
-        if (std::uniform_real_distribution<>(0, 1)(rng) >= loss) stack.exit(fn, fsp, out);
-        sp = fsp + 16 + (fn % 5) * 16;  // back to the caller's stack pointer
+        const std::uintptr_t cfa = fsp + 16 + (fn % 5) * 16;  // the caller's stack pointer
+        // Half the exits come through a hook jumped to after the epilogue.
+        const bool jumped = rng() % 2;
+        if (std::uniform_real_distribution<>(0, 1)(rng) >= loss) {
+          stack.exit(fn, jumped ? cfa : fsp, jumped, out);
+        }
+        sp = cfa;
       } else {
         const std::uintptr_t fn = 1 + rng() % 30;
         sp -= 16 + (fn % 5) * 16;
