@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "id_cache.h"
 #include "parlot/symbolizer.h"
 #include "parlot/trace_reader.h"
 
@@ -27,8 +28,8 @@ class FunctionNames {
  private:
   const ProcessTrace& process_;
   Symbolizer symbolizer_;
-  std::vector<const SourceLocation*> by_id_;
-  std::vector<std::string> display_;
+  IdCache<const SourceLocation*> by_id_;
+  IdCache<std::string> display_;
   std::deque<SourceLocation> unknown_;  // stable addresses
 };
 

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "function_names.h"
+#include "id_cache.h"
 #include "thread_walk.h"
 
 namespace parlot::tool {
@@ -80,16 +81,13 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
                         FunctionNames& names, Output& out) {
   const auto& s = reader.summary();
   // Per function, the JSON fields after "kind" are fixed: build them once.
-  std::vector<std::string> tail;
+  IdCache<std::string> tail(function_count);
   auto tail_of = [&](std::uint32_t id) -> const std::string& {
-    if (id >= tail.size()) tail.resize(id + 1);
-    if (tail[id].empty()) {
-      const SourceLocation& loc = names.lookup(id);
-      tail[id] = fmt::format(",\"function\":{},\"file\":{},\"line\":{}}}\n",
-                             nlohmann::json(loc.function).dump(),
-                             nlohmann::json(loc.file).dump(), loc.line);
-    }
-    return tail[id];
+    if (const std::string* cached = tail.find(id)) return *cached;
+    const SourceLocation& loc = names.lookup(id);
+    return tail.put(id, fmt::format(",\"function\":{},\"file\":{},\"line\":{}}}\n",
+                                    nlohmann::json(loc.function).dump(),
+                                    nlohmann::json(loc.file).dump(), loc.line));
   };
   const std::string head = fmt::format("{{\"pid\":{},\"tid\":{},\"depth\":", s.pid, s.tid);
   walk_thread(reader, function_count, [&](const CallEvent& e) {
