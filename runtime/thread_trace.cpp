@@ -135,23 +135,25 @@ int ThreadTrace::finish() {
   } else {
     w = &raw_.window();
   }
-  // The last data block and the trailer go out in one write, so a file
-  // either has its trailer or ends at a block boundary.
+  // The final data block (event count, then the last bytes) and the
+  // trailer go out in one write, so a file either has both or ends at a
+  // block boundary before them.
   std::uint8_t* payload = block_ + kHeader;
   std::size_t n = static_cast<std::size_t>(w->cur - payload);
+  const std::size_t count = sizeof(std::uint64_t);
   const std::size_t trailer = kHeader + sizeof(format::TrailerPayload);
-  if (kHeader + n + trailer > block_bytes_) {
+  if (kHeader + count + n + trailer > block_bytes_) {
     drain(*w);
     n = 0;
   }
+  std::memmove(payload + count, payload, n);
+  std::memcpy(payload, &events_, count);
+  format::BlockHeader h{format::kFinalBlockMagic, static_cast<std::uint32_t>(count + n),
+                        sequence_++};
+  std::memcpy(block_, &h, sizeof h);
+  payload_bytes_ += count + n;
   std::uint8_t* p = block_;
-  std::size_t total = 0;
-  if (n != 0) {
-    format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
-    std::memcpy(p, &h, sizeof h);
-    payload_bytes_ += n;
-    total = kHeader + n;
-  }
+  std::size_t total = kHeader + count + n;
   const auto& c = stack_.counters();
   format::TrailerPayload tp{};
   tp.events = events_;

@@ -6,6 +6,7 @@
 // (built once per CU), then through the ELF symbol table, and is otherwise
 // shown in hex.
 #include <algorithm>
+#include <filesystem>
 #include "parlot/symbolizer.h"
 
 #include <cxxabi.h>
@@ -380,6 +381,14 @@ bool Symbolizer::open_object(std::size_t index) {
   object.state = Object::State::kUnusable;  // Until proven otherwise.
   const LoadedObject& entry = load_map_[index];
   if (is_pseudo_object(entry.path)) return false;
+  // A FIFO or device in the load map (a damaged or hostile trace) would block
+  // or misbehave when opened: only regular files are read.
+  std::error_code ec;
+  const auto status = std::filesystem::status(entry.path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    warn(entry.path + " is not a regular file; its addresses stay unnamed");
+    return false;
+  }
 
   DwflPtr dwfl(dwfl_begin(&kCallbacks));
   if (dwfl == nullptr) {

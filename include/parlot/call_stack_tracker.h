@@ -4,6 +4,7 @@
 // runtime emits well-nested streams; the tracker verifies it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <vector>
@@ -23,14 +24,19 @@ struct CallEvent {
 
 class CallStackTracker {
  public:
+  /// Deepest nesting accepted (frames): the runtime's largest
+  /// PARLOT_MAX_DEPTH. Deeper streams are damaged, not programs.
+  static constexpr std::size_t kMaxDepth = std::size_t{1} << 26;
+
   /// `function_count`: IDs 1..function_count are valid; 0 = not known (no
   /// function table), any ID accepted. `file` names errors.
   CallStackTracker(std::uint64_t function_count, std::filesystem::path file)
       : function_count_(function_count), file_(std::move(file)) {}
 
   /// Turns the next raw event into a CallEvent. Throws FormatError when the
-  /// stream is not well nested (an exit with no open call) or names an
-  /// unknown function ID; the offset reported is the event's index.
+  /// stream is not well nested (an exit with no open call), nests deeper
+  /// than kMaxDepth, or names an unknown function ID; the offset reported is
+  /// the event's index.
   CallEvent push(std::uint32_t id) {
     ++index_;
     if (id == 0) {
@@ -48,6 +54,11 @@ class CallStackTracker {
                         "unknown function ID " + std::to_string(id) + " at event " +
                             std::to_string(index_ - 1) + " (table has " +
                             std::to_string(function_count_) + ", offset given in events)");
+    }
+    if (stack_.size() == kMaxDepth) {
+      throw FormatError(file_, index_ - 1,
+                        "calls nested deeper than " + std::to_string(kMaxDepth) + " at event " +
+                            std::to_string(index_ - 1) + " (offset given in events)");
     }
     const std::uint32_t c = caller();
     stack_.push_back(id);

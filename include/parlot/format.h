@@ -45,6 +45,11 @@ static_assert(sizeof(TraceFileHeader) == 64);
 
 /// Magic of a data block: "PBLK".
 inline constexpr std::uint32_t kBlockMagic = 0x4b4c4250u;
+/// Magic of the final data block: "PFIN". Its payload starts with the
+/// stream's total event count (u64), then the stream's last bytes, which end
+/// with the encoder's padding: the count tells a reader where the events end
+/// even when the trailer is lost. Every finalised stream has exactly one.
+inline constexpr std::uint32_t kFinalBlockMagic = 0x4e494650u;
 /// Magic of the trailer block: "PEND".
 inline constexpr std::uint32_t kTrailerMagic = 0x444e4550u;
 /// Largest payload of a data block a reader accepts (bytes). Keeps every
@@ -52,9 +57,9 @@ inline constexpr std::uint32_t kTrailerMagic = 0x444e4550u;
 inline constexpr std::uint32_t kMaxBlockPayload = 16u << 20;
 
 /// Header of every block (16 bytes). Data blocks follow the file header back
-/// to back; a complete file ends with exactly one trailer block.
+/// to back; a complete file ends with one final data block and one trailer.
 struct BlockHeader {
-  std::uint32_t magic;         ///< kBlockMagic or kTrailerMagic
+  std::uint32_t magic;         ///< kBlockMagic, kFinalBlockMagic or kTrailerMagic
   std::uint32_t payload_bytes; ///< bytes of payload after this header
   std::uint64_t sequence;      ///< 0, 1, 2, ... in file order (trailer included)
 };
@@ -65,7 +70,7 @@ static_assert(sizeof(BlockHeader) == 16);
 struct TrailerPayload {
   std::uint64_t events;           ///< events in the stream (enters + exits)
   std::uint64_t raw_bytes;        ///< bytes of the uncompressed word stream
-  std::uint64_t payload_bytes;    ///< bytes of all data-block payloads
+  std::uint64_t payload_bytes;    ///< bytes of all data-block payloads (final block included)
   std::uint64_t end_ns;           ///< CLOCK_REALTIME at finalisation, ns since the epoch
   std::uint64_t dropped_events;   ///< hook calls not recorded (re-entered hook, after finalisation)
   std::uint64_t corrected_exits;  ///< exits synthesised by stack-pointer correction (paper §3.4)

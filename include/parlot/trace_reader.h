@@ -70,8 +70,11 @@ struct ThreadTraceSummary {
   format::Codec codec = format::Codec::kLzZe;
   std::uint64_t start_ns = 0;
   std::uint64_t file_bytes = 0;
-  std::uint64_t blocks = 0;        ///< data blocks
+  std::uint64_t blocks = 0;        ///< data blocks (final block included)
   std::uint64_t payload_bytes = 0; ///< bytes of all data-block payloads
+  /// Event count from the final data block, when the file has one (the
+  /// stream was finalised; the trailer may still be missing).
+  std::optional<std::uint64_t> final_events;
   /// The trailer, when the file has one (the thread's trace was finalised).
   std::optional<format::TrailerPayload> trailer;
   /// When there is no trailer: why the file ends early, and where.

@@ -1,4 +1,6 @@
 #include <cstring>
+#include <set>
+#include <tuple>
 
 #include "parlot/trace_reader.h"
 #include "text_file.h"
@@ -15,20 +17,21 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
     if (sp == std::string::npos) throw FormatError(file, offset, "line without a value");
     const std::string key = text.substr(0, sp);
     const std::string value = text.substr(sp + 1);
-    auto number = [&] { return detail::parse_u64(value, 10, file, offset + sp + 1, key.c_str()); };
+    const std::uint64_t at = offset + sp + 1;  // where the value starts
+    auto number = [&] { return detail::parse_u64(value, 10, file, at, key.c_str()); };
     if (key == "pid") {
       m.pid = number();
       have_pid = true;
     } else if (key == "ppid") {
       m.ppid = number();
     } else if (key == "rank") {
-      m.rank = value == "-" ? "" : detail::unescape(value, file, offset);
+      m.rank = value == "-" ? "" : detail::unescape(value, file, at);
     } else if (key == "host") {
-      m.host = detail::unescape(value, file, offset);
+      m.host = detail::unescape(value, file, at);
     } else if (key == "executable") {
-      m.executable = detail::unescape(value, file, offset);
+      m.executable = detail::unescape(value, file, at);
     } else if (key == "arg") {
-      m.arguments.push_back(detail::unescape(value, file, offset));
+      m.arguments.push_back(detail::unescape(value, file, at));
     } else if (key == "start_ns") {
       m.start_ns = number();
     } else if (key == "end_ns") {
@@ -48,6 +51,8 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
 LoadMap read_load_map(const std::filesystem::path& file) {
   const auto lines = detail::read_text_file(file, format::kLoadMapMagicLine, 64 << 20);
   LoadMap map;
+  // The runtime writes the map at start and at end: keep each object once.
+  std::set<std::tuple<std::uint64_t, std::uint64_t, std::string, std::string>> seen;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto& [offset, text] = lines[i];
     // start end bias build-id path (the path may contain spaces)
@@ -61,25 +66,24 @@ LoadMap read_load_map(const std::filesystem::path& file) {
     LoadedObject o;
     o.start = detail::parse_u64(text.substr(0, fields[0]), 16, file, offset, "start address");
     o.end = detail::parse_u64(text.substr(fields[0] + 1, fields[1] - fields[0] - 1), 16, file,
-                              offset, "end address");
+                              offset + fields[0] + 1, "end address");
     o.load_bias = detail::parse_u64(text.substr(fields[1] + 1, fields[2] - fields[1] - 1), 16,
-                                    file, offset, "load bias");
+                                    file, offset + fields[1] + 1, "load bias");
     o.build_id = text.substr(fields[2] + 1, fields[3] - fields[2] - 1);
     if (o.build_id == "-") o.build_id.clear();
-    o.path = detail::unescape(text.substr(fields[3] + 1), file, offset);
+    o.path = detail::unescape(text.substr(fields[3] + 1), file, offset + fields[3] + 1);
     if (o.end <= o.start) throw FormatError(file, offset, "empty address range");
-    bool seen = false;
-    for (const auto& p : map) {
-      seen = seen || (p.start == o.start && p.end == o.end && p.path == o.path &&
-                      p.build_id == o.build_id);
+    if (seen.insert(std::tie(o.start, o.end, o.build_id, o.path)).second) {
+      map.push_back(std::move(o));
     }
-    if (!seen) map.push_back(std::move(o));
   }
   return map;
 }
 
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                std::uint64_t max_count) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) throw FormatError(file, 0, "not a regular file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw FormatError(file, 0, "cannot open file");
   format::FunctionsHeader h{};

@@ -10,9 +10,13 @@ constexpr std::size_t kBatch = 1 << 16;
 
 }  // namespace
 
-ThreadEventReader::ThreadEventReader(const std::filesystem::path& path)
-    : in_(path, std::ios::binary) {
+ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   summary_.path = path;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw FormatError(path, 0, "not a regular file");
+  }
+  in_.open(path, std::ios::binary);
   if (!in_) throw FormatError(path, 0, "cannot open file");
   in_.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in_.tellg());
@@ -59,7 +63,8 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path)
       summary_.damage_offset = off;
       break;
     }
-    if (b.magic != format::kBlockMagic && b.magic != format::kTrailerMagic) {
+    if (b.magic != format::kBlockMagic && b.magic != format::kFinalBlockMagic &&
+        b.magic != format::kTrailerMagic) {
       throw FormatError(path, off, "bad block magic");
     }
     if (b.sequence != seq) {
@@ -69,6 +74,9 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path)
     if (b.magic == format::kTrailerMagic) {
       if (b.payload_bytes != sizeof(format::TrailerPayload)) {
         throw FormatError(path, off + 4, "bad trailer size");
+      }
+      if (!summary_.final_events) {
+        throw FormatError(path, off, "trailer without a final data block");
       }
       format::TrailerPayload t{};
       in_.read(reinterpret_cast<char*>(&t), sizeof t);
@@ -80,6 +88,12 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path)
       if (off + sizeof b + sizeof t != size) {
         throw FormatError(path, off + sizeof b + sizeof t, "data after the trailer");
       }
+      if (t.events != *summary_.final_events) {
+        throw FormatError(path, off + sizeof b,
+                          "trailer counts " + std::to_string(t.events) +
+                              " events, the final block " +
+                              std::to_string(*summary_.final_events));
+      }
       if (t.payload_bytes != summary_.payload_bytes) {
         throw FormatError(path, off + sizeof b + 16,
                           "trailer counts " + std::to_string(t.payload_bytes) +
@@ -89,13 +103,23 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path)
       summary_.trailer = t;
       break;
     }
-    if (b.payload_bytes == 0 || b.payload_bytes > format::kMaxBlockPayload) {
+    if (summary_.final_events) {
+      throw FormatError(path, off, "data block after the final block");
+    }
+    const bool final = b.magic == format::kFinalBlockMagic;
+    const std::uint32_t min_payload = final ? sizeof(std::uint64_t) : 1;
+    if (b.payload_bytes < min_payload || b.payload_bytes > format::kMaxBlockPayload) {
       throw FormatError(path, off + 4, "bad block size " + std::to_string(b.payload_bytes));
     }
     if (off + sizeof b + b.payload_bytes > size) {
       summary_.damage = "block payload cut short";
       summary_.damage_offset = off;
       break;
+    }
+    if (final) {
+      std::uint64_t events = 0;
+      in_.read(reinterpret_cast<char*>(&events), sizeof events);
+      summary_.final_events = events;
     }
     ++summary_.blocks;
     summary_.payload_bytes += b.payload_bytes;
@@ -115,8 +139,11 @@ bool ThreadEventReader::load_next_block() {
   in_.seekg(static_cast<std::streamoff>(next_block_offset_));
   in_.read(reinterpret_cast<char*>(&b), sizeof b);
   // The file was checked at open; recheck what is read in case it changed.
-  if (static_cast<std::size_t>(in_.gcount()) != sizeof b || b.magic != format::kBlockMagic ||
-      b.payload_bytes == 0 || b.payload_bytes > format::kMaxBlockPayload) {
+  const bool final = b.magic == format::kFinalBlockMagic;
+  if (static_cast<std::size_t>(in_.gcount()) != sizeof b ||
+      (b.magic != format::kBlockMagic && !final) ||
+      b.payload_bytes < (final ? sizeof(std::uint64_t) : 1) ||
+      b.payload_bytes > format::kMaxBlockPayload) {
     throw FormatError(summary_.path, next_block_offset_, "block changed while reading");
   }
   payload_.resize(b.payload_bytes);
@@ -127,14 +154,18 @@ bool ThreadEventReader::load_next_block() {
   block_payload_offset_ = next_block_offset_ + sizeof b;
   next_block_offset_ = block_payload_offset_ + b.payload_bytes;
   ++blocks_read_;
-  decoder_->feed(payload_.data(), payload_.size());
+  // The final block's event count was read at open.
+  const std::size_t skip = final ? sizeof(std::uint64_t) : 0;
+  decoder_->feed(payload_.data() + skip, payload_.size() - skip);
+  block_payload_offset_ += skip;
   return true;
 }
 
 std::span<const std::uint32_t> ThreadEventReader::next_batch() {
   if (done_) return {};
-  const std::uint64_t limit =
-      summary_.trailer ? summary_.trailer->events : ~std::uint64_t{0};
+  const std::uint64_t limit = summary_.trailer        ? summary_.trailer->events
+                             : summary_.final_events ? *summary_.final_events
+                                                     : ~std::uint64_t{0};
   for (;;) {
     const std::uint64_t left = limit - events_read_;
     if (left == 0) {
@@ -153,7 +184,7 @@ std::span<const std::uint32_t> ThreadEventReader::next_batch() {
     }
     if (!load_next_block()) {
       done_ = true;
-      if (summary_.trailer) {
+      if (summary_.trailer || summary_.final_events) {
         throw FormatError(summary_.path, next_block_offset_,
                           "event data ends after " + std::to_string(events_read_) + " of " +
                               std::to_string(limit) + " events");
