@@ -181,6 +181,18 @@ TEST_P(CallFixture, UnwritableDirectoryLeavesTheProgramAlone) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
 }
 
+TEST(LinkedRuntime, LinkingWithLibparlotrtTracesWithoutPreload) {
+  TempDir dir;
+  const RunResult r = run({PARLOT_LINKED_FIXTURE, "basic"}, {"PARLOT_DIR=" + dir.path().string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 3u) << t.out;
+  EXPECT_THAT(threads[0], HasSubstr("main() {\n  recurse() {\n"));
+  EXPECT_THAT(threads[1], HasSubstr("worker() {\n  level1() {\n"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Compilers, CallFixture, ::testing::ValuesIn(fixture_paths()),
                          [](const auto& info) {
                            return std::filesystem::path(info.param).filename().string();
