@@ -10,18 +10,6 @@
 namespace parlot::e2e {
 namespace fs = std::filesystem;
 
-TempDir::TempDir() {
-  std::string templ = (fs::temp_directory_path() / "parlot-e2e-XXXXXX").string();
-  if (mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = templ;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  // Trace directories are mode 0700; root or the owner can remove them.
-  fs::remove_all(path_, ec);
-}
-
 namespace {
 
 std::string quote(const std::string& s) {

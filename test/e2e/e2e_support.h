@@ -8,21 +8,11 @@
 #include <vector>
 
 #include "parlot/trace_reader.h"
+#include "temp_dir.h"
 
 namespace parlot::e2e {
 
-/// A fresh directory under /tmp, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using parlot::test::TempDir;
 
 struct RunResult {
   int exit_status = -1;  ///< exit code, or -1 if killed by a signal

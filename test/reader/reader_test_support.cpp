@@ -28,19 +28,6 @@ namespace parlot::test {
 
 // ---- Temporary directories -----------------------------------------------------
 
-TempDir::TempDir() {
-  char tmpl[] = "/tmp/parlot-reader-test-XXXXXX";
-  const char* p = mkdtemp(tmpl);
-  if (p == nullptr) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-  path_ = p;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  // Files may have been made read-only by a test; as root that does not matter.
-  fs::remove_all(path_, ec);
-}
-
 // ---- Paths ---------------------------------------------------------------------
 
 namespace {

@@ -13,24 +13,13 @@
 #include <vector>
 
 #include "parlot/format.h"
+#include "temp_dir.h"
 #include "parlot/trace_reader.h"
 
 namespace parlot::test {
 
 namespace fs = std::filesystem;
 
-/// A fresh directory made by mkdtemp under /tmp, removed on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 /// Paths of the programs under test. PARLOT_TEST_RUNTIME, PARLOT_TEST_FIXTURE
 /// and PARLOT_TEST_READ in the environment override the built ones (e.g. to
