@@ -100,7 +100,8 @@ void BM_Decode(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(events.size()));
   state.SetLabel(state.range(0) == 0 ? "call-dense loop" : "random call tree");
-  state.counters["ratio"] = static_cast<double>(events.size() * 2) / static_cast<double>(sink.out.size());
+  state.counters["ratio"] =
+      static_cast<double>(events.size() * 2) / static_cast<double>(sink.out.size());
 }
 BENCHMARK(BM_Decode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 

@@ -2,7 +2,9 @@
 #define NOINLINE __attribute__((noinline))
 volatile int parlot_bench_sink;
 
-NOINLINE void parlot_bench_leaf(int x) { parlot_bench_sink = x; }
+NOINLINE void parlot_bench_leaf(int x) {
+  parlot_bench_sink = x;
+}
 
 /* A call-dense loop body as in real code: one caller, two callees. */
 NOINLINE void parlot_bench_pair(int x) {

@@ -16,8 +16,14 @@ bool parse_size(const char* name, std::size_t lo, std::size_t hi, std::size_t& o
   if (*end != '\0' || x < lo || x > hi) {
     char buf[200];
     TextBuilder msg(buf, sizeof buf);
-    msg.str("ignoring ").str(name).str("='").str(v).str("': expected a whole number from ")
-        .u64(lo).str(" to ").u64(hi);
+    msg.str("ignoring ")
+        .str(name)
+        .str("='")
+        .str(v)
+        .str("': expected a whole number from ")
+        .u64(lo)
+        .str(" to ")
+        .u64(hi);
     log_line(msg.c_str());
     return false;
   }

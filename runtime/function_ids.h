@@ -29,7 +29,8 @@ class FunctionIds {
       const std::uintptr_t key = s.address.load(std::memory_order_acquire);
       if (key == address) [[likely]] {
         const std::uint32_t id = s.id.load(std::memory_order_acquire);
-        if (id != 0) [[likely]] return id;
+        if (id != 0) [[likely]]
+          return id;
         return wait_for_id(s);
       }
       if (key == 0) return insert(i, address);

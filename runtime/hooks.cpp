@@ -45,8 +45,8 @@ extern "C" {
 /// Entry hook (gcc/clang -finstrument-functions ABI): `fn` is the address of
 /// the function being entered, `call_site` the return address into its
 /// caller. Records an entry event (function ID) for the calling thread.
-[[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void
-__cyg_profile_func_enter(void* fn, void* call_site) {
+[[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void __cyg_profile_func_enter(
+    void* fn, void* call_site) {
   // The hook's CFA is the instrumented function's stack pointer at the call.
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
   ThreadTrace* t = tls_thread_trace;
@@ -66,14 +66,15 @@ __cyg_profile_func_enter(void* fn, void* call_site) {
 }
 
 /// Exit hook: records an exit event (ID 0) for the frame of `fn`.
-[[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void
-__cyg_profile_func_exit(void* fn, void* call_site) {
+[[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void __cyg_profile_func_exit(
+    void* fn, void* call_site) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
   // gcc -O2 may restore the frame and then jump to this hook: its return
   // address is then the function's own, and `sp` is the function's CFA.
   const bool at_cfa = __builtin_return_address(0) == call_site;
   ThreadTrace* t = tls_thread_trace;
-  if (t == nullptr) [[unlikely]] return;  // no entry was recorded on this thread
+  if (t == nullptr) [[unlikely]]
+    return;  // no entry was recorded on this thread
   if (!begin_hook(t)) return;
   t->on_exit(reinterpret_cast<std::uintptr_t>(fn), sp, at_cfa);
   end_hook(t);
@@ -87,6 +88,8 @@ namespace {
 // so a process that loads the runtime but runs no instrumented code (a shell,
 // `timeout`, any uninstrumented tool under LD_PRELOAD) leaves nothing behind.
 // The trace ends after the program's atexit handlers and static destructors.
-[[gnu::destructor(101)]] void parlot_runtime_finish() { parlot::runtime::finish_process(); }
+[[gnu::destructor(101)]] void parlot_runtime_finish() {
+  parlot::runtime::finish_process();
+}
 
 }  // namespace

@@ -51,7 +51,7 @@ int on_object(dl_phdr_info* info, size_t, void* data) {
   auto* ctx = static_cast<Context*>(data);
   const char* path = info->dlpi_name;
   if (path == nullptr || path[0] == '\0') path = ctx->exe;  // the executable
-  if (path[0] != '/') return 0;                              // vdso and the like: no file
+  if (path[0] != '/') return 0;                             // vdso and the like: no file
   std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];

@@ -232,8 +232,12 @@ void on_thread_exit(void* p) {
   ThreadTrace::destroy(t);
 }
 
-void before_fork() { pthread_mutex_lock(&g_registry_lock); }
-void after_fork_in_parent() { pthread_mutex_unlock(&g_registry_lock); }
+void before_fork() {
+  pthread_mutex_lock(&g_registry_lock);
+}
+void after_fork_in_parent() {
+  pthread_mutex_unlock(&g_registry_lock);
+}
 
 // Only the forking thread lives on in the child. Other threads' traces are
 // dropped (their data belongs to the parent's files); the forking thread's
@@ -268,8 +272,7 @@ bool membarrier_register() {
 // g_tracing_stopped (the slow half of an asymmetric fence; the hooks only
 // use a compiler fence).
 void fence_all_threads() {
-  if (g_membarrier_ready &&
-      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
+  if (g_membarrier_ready && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
     return;
   }
   if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
@@ -305,8 +308,7 @@ ThreadTrace* resume_in_fork_child() {
   }
   if (!g_tracing_stopped.load() && tls_forked_trace != nullptr) {
     t = tls_forked_trace;
-    const int err = t->restart_in_child(g_dir_fd, g_next_thread_index.fetch_add(1),
-                                        g_function_ids);
+    const int err = t->restart_in_child(g_dir_fd, g_next_thread_index.fetch_add(1), g_function_ids);
     if (err != 0) {
       log_error("cannot create a thread trace in", g_config.dir, err);
       ThreadTrace::destroy(t);

@@ -22,7 +22,9 @@ int write_all(int fd, const void* data, std::size_t n) {
   return 0;
 }
 
-TextBuilder& TextBuilder::str(const char* s) { return str(s, std::strlen(s)); }
+TextBuilder& TextBuilder::str(const char* s) {
+  return str(s, std::strlen(s));
+}
 
 TextBuilder& TextBuilder::str(const char* s, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) ch(s[i]);
@@ -34,10 +36,18 @@ TextBuilder& TextBuilder::escaped(const char* s, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '\\': str("\\\\"); break;
-      case '\n': str("\\n"); break;
-      case '\r': str("\\r"); break;
-      case '\t': str("\\t"); break;
+      case '\\':
+        str("\\\\");
+        break;
+      case '\n':
+        str("\\n");
+        break;
+      case '\r':
+        str("\\r");
+        break;
+      case '\t':
+        str("\\t");
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           str("\\x");

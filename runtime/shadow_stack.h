@@ -53,8 +53,7 @@ struct ShadowStackCounters {
 /// every entry event, in stream order.
 class ShadowStack {
  public:
-  ShadowStack(ShadowFrame* storage, std::size_t capacity)
-      : frames_(storage), capacity_(capacity) {}
+  ShadowStack(ShadowFrame* storage, std::size_t capacity) : frames_(storage), capacity_(capacity) {}
 
   std::size_t depth() const { return depth_; }
   std::size_t max_depth() const { return max_depth_; }

@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "function_ids.h"
 #include "parlot/codec.h"
 #include "parlot/format.h"
-#include "function_ids.h"
 #include "shadow_stack.h"
 
 namespace parlot::runtime {

@@ -5,9 +5,9 @@
 // its compile unit and a per-CU index of the concrete DW_TAG_subprogram DIEs
 // (built once per CU), then through the ELF symbol table, and is otherwise
 // shown in hex.
+#include "parlot/symbolizer.h"
 #include <algorithm>
 #include <filesystem>
-#include "parlot/symbolizer.h"
 
 #include <cxxabi.h>
 #include <dwarf.h>
@@ -293,8 +293,8 @@ struct SymbolIndex {
     for (int i = 1; i < n; ++i) {
       GElf_Sym sym{};
       GElf_Addr address = 0;
-      const char* name = dwfl_module_getsym_info(module, i, &sym, &address, nullptr, nullptr,
-                                                 nullptr);
+      const char* name =
+          dwfl_module_getsym_info(module, i, &sym, &address, nullptr, nullptr, nullptr);
       const int type = GELF_ST_TYPE(sym.st_info);
       if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF ||
           (type != STT_FUNC && type != STT_GNU_IFUNC)) {
@@ -331,7 +331,7 @@ struct Symbolizer::Object {
   // Function index per compile unit, keyed by the CU DIE's data pointer
   // (unique across the main and any alternate Dwarf).
   std::unordered_map<const void*, std::vector<FunctionRange>> functions_by_cu;
-  CuIndex cus;  // Fallback CU lookup, see find_cu().
+  CuIndex cus;          // Fallback CU lookup, see find_cu().
   SymbolIndex symbols;  // Built on the first symbol-table lookup.
 };
 

@@ -47,7 +47,9 @@ inline constexpr std::size_t kMaxGroupBytes = 9;
 
 /// Bytes an event value takes in the uncompressed word stream (2 or 4).
 /// This is the "raw bytes" unit of the paper's compression ratio (§4.2).
-constexpr std::size_t raw_bytes_of(std::uint32_t value) { return value < 0x8000 ? 2 : 4; }
+constexpr std::size_t raw_bytes_of(std::uint32_t value) {
+  return value < 0x8000 ? 2 : 4;
+}
 
 /// Prediction state mirrored exactly by encoder and decoder (paper §3.3).
 class LzModel {
@@ -209,7 +211,8 @@ class RawEncoder {
   RawEncoder(Sink& sink, OutputWindow window) : sink_(sink), out_(window) {}
 
   inline void encode(std::uint32_t v) {
-    if (static_cast<std::size_t>(out_.end - out_.cur) < 4) [[unlikely]] sink_.drain(out_);
+    if (static_cast<std::size_t>(out_.end - out_.cur) < 4) [[unlikely]]
+      sink_.drain(out_);
     if (v < 0x8000) [[likely]] {
       store(static_cast<std::uint16_t>(v));
     } else {

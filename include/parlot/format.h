@@ -31,15 +31,15 @@ enum class Codec : std::uint16_t {
 
 /// Header at offset 0 of a thread trace file (64 bytes).
 struct TraceFileHeader {
-  char magic[8];              ///< kTraceMagic
-  std::uint16_t version;      ///< kVersion
-  std::uint16_t codec;        ///< a Codec value
-  std::uint32_t header_bytes; ///< sizeof(TraceFileHeader); lets a reader skip a larger header
-  std::uint64_t tid;          ///< kernel thread ID (gettid)
-  std::uint64_t pid;          ///< process ID
-  std::uint64_t start_ns;     ///< CLOCK_REALTIME at the thread's first event, ns since the epoch
-  std::uint64_t thread_index; ///< order in which the process's threads started tracing (0 = first)
-  std::uint64_t reserved[2];  ///< zero
+  char magic[8];               ///< kTraceMagic
+  std::uint16_t version;       ///< kVersion
+  std::uint16_t codec;         ///< a Codec value
+  std::uint32_t header_bytes;  ///< sizeof(TraceFileHeader); lets a reader skip a larger header
+  std::uint64_t tid;           ///< kernel thread ID (gettid)
+  std::uint64_t pid;           ///< process ID
+  std::uint64_t start_ns;      ///< CLOCK_REALTIME at the thread's first event, ns since the epoch
+  std::uint64_t thread_index;  ///< order in which the process's threads started tracing (0 = first)
+  std::uint64_t reserved[2];   ///< zero
 };
 static_assert(sizeof(TraceFileHeader) == 64);
 
@@ -59,9 +59,9 @@ inline constexpr std::uint32_t kMaxBlockPayload = 16u << 20;
 /// Header of every block (16 bytes). Data blocks follow the file header back
 /// to back; a complete file ends with one final data block and one trailer.
 struct BlockHeader {
-  std::uint32_t magic;         ///< kBlockMagic, kFinalBlockMagic or kTrailerMagic
-  std::uint32_t payload_bytes; ///< bytes of payload after this header
-  std::uint64_t sequence;      ///< 0, 1, 2, ... in file order (trailer included)
+  std::uint32_t magic;          ///< kBlockMagic, kFinalBlockMagic or kTrailerMagic
+  std::uint32_t payload_bytes;  ///< bytes of payload after this header
+  std::uint64_t sequence;       ///< 0, 1, 2, ... in file order (trailer included)
 };
 static_assert(sizeof(BlockHeader) == 16);
 
@@ -90,11 +90,11 @@ inline constexpr char kFunctionsMagic[8] = {'P', 'A', 'R', 'L', 'O', 'T', 'F', '
 /// little-endian u64 run-time addresses: entry i is the address of function
 /// ID i+1 (ID 0 is the exit event and has no entry).
 struct FunctionsHeader {
-  char magic[8];           ///< kFunctionsMagic
-  std::uint16_t version;   ///< kVersion
-  std::uint16_t reserved0; ///< zero
-  std::uint32_t reserved1; ///< zero
-  std::uint64_t count;     ///< number of function IDs assigned (IDs 1..count)
+  char magic[8];            ///< kFunctionsMagic
+  std::uint16_t version;    ///< kVersion
+  std::uint16_t reserved0;  ///< zero
+  std::uint32_t reserved1;  ///< zero
+  std::uint64_t count;      ///< number of function IDs assigned (IDs 1..count)
 };
 static_assert(sizeof(FunctionsHeader) == 24);
 

@@ -70,8 +70,8 @@ struct ThreadTraceSummary {
   format::Codec codec = format::Codec::kLzZe;
   std::uint64_t start_ns = 0;
   std::uint64_t file_bytes = 0;
-  std::uint64_t blocks = 0;        ///< data blocks (final block included)
-  std::uint64_t payload_bytes = 0; ///< bytes of all data-block payloads
+  std::uint64_t blocks = 0;         ///< data blocks (final block included)
+  std::uint64_t payload_bytes = 0;  ///< bytes of all data-block payloads
   /// Event count from the final data block, when the file has one (the
   /// stream was finalised; the trailer may still be missing).
   std::optional<std::uint64_t> final_events;

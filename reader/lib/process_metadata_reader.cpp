@@ -60,15 +60,16 @@ LoadMap read_load_map(const std::filesystem::path& file) {
     std::size_t pos = 0;
     for (auto& f : fields) {
       f = text.find(' ', pos);
-      if (f == std::string::npos) throw FormatError(file, offset, "load map line has too few fields");
+      if (f == std::string::npos)
+        throw FormatError(file, offset, "load map line has too few fields");
       pos = f + 1;
     }
     LoadedObject o;
     o.start = detail::parse_u64(text.substr(0, fields[0]), 16, file, offset, "start address");
     o.end = detail::parse_u64(text.substr(fields[0] + 1, fields[1] - fields[0] - 1), 16, file,
                               offset + fields[0] + 1, "end address");
-    o.load_bias = detail::parse_u64(text.substr(fields[1] + 1, fields[2] - fields[1] - 1), 16,
-                                    file, offset + fields[1] + 1, "load bias");
+    o.load_bias = detail::parse_u64(text.substr(fields[1] + 1, fields[2] - fields[1] - 1), 16, file,
+                                    offset + fields[1] + 1, "load bias");
     o.build_id = text.substr(fields[2] + 1, fields[3] - fields[2] - 1);
     if (o.build_id == "-") o.build_id.clear();
     o.path = detail::unescape(text.substr(fields[3] + 1), file, offset + fields[3] + 1);
@@ -98,8 +99,9 @@ std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in.tellg());
   if (h.count > max_count || h.count > (size - sizeof h) / 8 || size != sizeof h + h.count * 8) {
-    throw FormatError(file, 16, "function count " + std::to_string(h.count) +
-                                    " does not match the file size " + std::to_string(size));
+    throw FormatError(file, 16,
+                      "function count " + std::to_string(h.count) +
+                          " does not match the file size " + std::to_string(size));
   }
   std::vector<std::uint64_t> addresses(h.count);
   in.seekg(sizeof h);

@@ -8,8 +8,7 @@
 
 namespace parlot {
 
-FormatError::FormatError(std::filesystem::path file, std::uint64_t offset,
-                         const std::string& what)
+FormatError::FormatError(std::filesystem::path file, std::uint64_t offset, const std::string& what)
     : std::runtime_error(file.string() + ": offset " + std::to_string(offset) + ": " + what),
       file_(std::move(file)),
       offset_(offset) {}
@@ -46,8 +45,8 @@ std::vector<TextLine> read_text_file(const std::filesystem::path& file, const ch
   }
   if (lines.empty()) throw FormatError(file, 0, "empty file");
   if (lines[0].text != magic) {
-    throw FormatError(file, 0, "bad magic line '" + lines[0].text.substr(0, 40) +
-                                   "', expected '" + magic + "'");
+    throw FormatError(
+        file, 0, "bad magic line '" + lines[0].text.substr(0, 40) + "', expected '" + magic + "'");
   }
   return lines;
 }
@@ -63,10 +62,18 @@ std::string unescape(const std::string& s, const std::filesystem::path& file,
     }
     if (++i == s.size()) throw FormatError(file, offset + i, "dangling backslash");
     switch (s[i]) {
-      case '\\': out += '\\'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '\\':
+        out += '\\';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'x': {
         unsigned v = 0;
         if (i + 2 >= s.size() ||
@@ -77,7 +84,8 @@ std::string unescape(const std::string& s, const std::filesystem::path& file,
         i += 2;
         break;
       }
-      default: throw FormatError(file, offset + i, "unknown escape");
+      default:
+        throw FormatError(file, offset + i, "unknown escape");
     }
   }
   return out;

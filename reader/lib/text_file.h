@@ -22,8 +22,7 @@ std::vector<TextLine> read_text_file(const std::filesystem::path& file, const ch
 
 /// Undoes the runtime's escapes (\\, \n, \r, \t, \xNN). Throws FormatError
 /// (with `file`, `offset`) on a malformed escape.
-std::string unescape(const std::string& s, const std::filesystem::path& file,
-                     std::uint64_t offset);
+std::string unescape(const std::string& s, const std::filesystem::path& file, std::uint64_t offset);
 
 /// Parses an unsigned integer in `base`; throws FormatError when `s` is not one.
 std::uint64_t parse_u64(const std::string& s, int base, const std::filesystem::path& file,

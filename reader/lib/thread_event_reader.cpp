@@ -31,9 +31,9 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
     throw FormatError(path, 0, "bad magic (not a Parlot thread trace)");
   }
   if (h.version != format::kVersion) {
-    throw FormatError(path, 8, "unsupported version " + std::to_string(h.version) +
-                                   " (this reader reads version " +
-                                   std::to_string(format::kVersion) + ")");
+    throw FormatError(path, 8,
+                      "unsupported version " + std::to_string(h.version) +
+                          " (this reader reads version " + std::to_string(format::kVersion) + ")");
   }
   if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzZe)) {
     throw FormatError(path, 10, "unknown codec " + std::to_string(h.codec));
@@ -68,8 +68,9 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       throw FormatError(path, off, "bad block magic");
     }
     if (b.sequence != seq) {
-      throw FormatError(path, off + 8, "block sequence " + std::to_string(b.sequence) +
-                                           ", expected " + std::to_string(seq));
+      throw FormatError(
+          path, off + 8,
+          "block sequence " + std::to_string(b.sequence) + ", expected " + std::to_string(seq));
     }
     if (b.magic == format::kTrailerMagic) {
       if (b.payload_bytes != sizeof(format::TrailerPayload)) {
@@ -91,8 +92,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       if (t.events != *summary_.final_events) {
         throw FormatError(path, off + sizeof b,
                           "trailer counts " + std::to_string(t.events) +
-                              " events, the final block " +
-                              std::to_string(*summary_.final_events));
+                              " events, the final block " + std::to_string(*summary_.final_events));
       }
       if (t.payload_bytes != summary_.payload_bytes) {
         throw FormatError(path, off + sizeof b + 16,
@@ -164,8 +164,8 @@ bool ThreadEventReader::load_next_block() {
 std::span<const std::uint32_t> ThreadEventReader::next_batch() {
   if (done_) return {};
   const std::uint64_t limit = summary_.trailer        ? summary_.trailer->events
-                             : summary_.final_events ? *summary_.final_events
-                                                     : ~std::uint64_t{0};
+                              : summary_.final_events ? *summary_.final_events
+                                                      : ~std::uint64_t{0};
   for (;;) {
     const std::uint64_t left = limit - events_read_;
     if (left == 0) {

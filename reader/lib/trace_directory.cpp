@@ -65,7 +65,8 @@ std::vector<ProcessTrace> open_trace_directory(const fs::path& dir) {
   };
   std::sort(processes.begin(), processes.end(), [&](const ProcessTrace& a, const ProcessTrace& b) {
     if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
-    if (a.metadata.start_ns != b.metadata.start_ns) return a.metadata.start_ns < b.metadata.start_ns;
+    if (a.metadata.start_ns != b.metadata.start_ns)
+      return a.metadata.start_ns < b.metadata.start_ns;
     return a.metadata.pid < b.metadata.pid;
   });
   return processes;

@@ -6,9 +6,10 @@ namespace parlot::tool {
 
 FunctionNames::FunctionNames(const ProcessTrace& process)
     : process_(process),
-      symbolizer_(process.load_map, [](const std::string& warning) {
-        fmt::print(stderr, "parlot-read: warning: {}\n", warning);
-      }),
+      symbolizer_(process.load_map,
+                  [](const std::string& warning) {
+                    fmt::print(stderr, "parlot-read: warning: {}\n", warning);
+                  }),
       by_id_(process.function_addresses.size()),
       display_(process.function_addresses.size()) {}
 

@@ -47,10 +47,14 @@ int run_info(const InfoOptions& o) {
         events = s.trailer->events;
         raw = s.trailer->raw_bytes;
         ns = static_cast<double>(s.trailer->end_ns - s.start_ns);
-        if (s.trailer->corrected_exits) notes += fmt::format("{} exits corrected by stack pointer; ", s.trailer->corrected_exits);
-        if (s.trailer->unmatched_exits) notes += fmt::format("{} unmatched exits ignored; ", s.trailer->unmatched_exits);
-        if (s.trailer->closed_at_end) notes += fmt::format("{} frames open at the end; ", s.trailer->closed_at_end);
-        if (s.trailer->dropped_events) notes += fmt::format("{} events dropped; ", s.trailer->dropped_events);
+        if (s.trailer->corrected_exits)
+          notes += fmt::format("{} exits corrected by stack pointer; ", s.trailer->corrected_exits);
+        if (s.trailer->unmatched_exits)
+          notes += fmt::format("{} unmatched exits ignored; ", s.trailer->unmatched_exits);
+        if (s.trailer->closed_at_end)
+          notes += fmt::format("{} frames open at the end; ", s.trailer->closed_at_end);
+        if (s.trailer->dropped_events)
+          notes += fmt::format("{} events dropped; ", s.trailer->dropped_events);
       } else {
         for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
           for (const std::uint32_t v : b) raw += codec::raw_bytes_of(v);
@@ -59,7 +63,8 @@ int run_info(const InfoOptions& o) {
         notes = fmt::format("cut short at offset {}", s.damage_offset);
         status = 1;
       }
-      const double ratio = s.file_bytes ? static_cast<double>(raw) / static_cast<double>(s.file_bytes) : 0;
+      const double ratio =
+          s.file_bytes ? static_cast<double>(raw) / static_cast<double>(s.file_bytes) : 0;
       const double kbps = ns > 0 ? static_cast<double>(s.file_bytes) / 1e3 / (ns / 1e9) : 0;
       fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9.1f} {:>12} {:>10.1f}  {}\n",
                  fmt::format("#{}", s.thread_index), s.tid, events, raw, s.file_bytes, ratio,

@@ -45,7 +45,8 @@ CallStats thread_stats(ThreadEventReader& reader, std::uint64_t function_count,
   };
   for (const auto& [id, n] : calls) s.calls[name(id)] += n;
   for (const auto& [key, n] : edges) {
-    s.edges[{name(static_cast<std::uint32_t>(key >> 32)), name(static_cast<std::uint32_t>(key))}] += n;
+    s.edges[{name(static_cast<std::uint32_t>(key >> 32)), name(static_cast<std::uint32_t>(key))}] +=
+        n;
   }
   return s;
 }
@@ -80,14 +81,16 @@ int run_stats(const StatsOptions& o) {
       status |= report_damage(reader.summary());
       if (o.by == "thread") {
         print_stats(fmt::format("thread {} (pid {}, thread #{})", reader.summary().tid,
-                                process.metadata.pid, reader.summary().thread_index), t);
+                                process.metadata.pid, reader.summary().thread_index),
+                    t);
       }
       whole_process.merge(t);
     }
     if (o.by == "process") {
       const auto& m = process.metadata;
       print_stats(fmt::format("process {}{} {}", m.pid, m.rank.empty() ? "" : " rank " + m.rank,
-                              m.executable), whole_process);
+                              m.executable),
+                  whole_process);
     }
     program.merge(whole_process);
   }
@@ -99,7 +102,8 @@ int run_stats(const StatsOptions& o) {
 
 void add_stats_command(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<StatsOptions>();
-  CLI::App* cmd = app.add_subcommand("stats", "Call counts per function and caller -> callee edges");
+  CLI::App* cmd =
+      app.add_subcommand("stats", "Call counts per function and caller -> callee edges");
   cmd->add_option("dir", options->dir, "Trace directory")->required();
   cmd->add_option("--pid", options->selection.pid, "Only this process");
   cmd->add_option("--tid", options->selection.tid, "Only this thread");

@@ -41,8 +41,8 @@ class Output {
 void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
                        FunctionNames& names, Output& out) {
   const auto& s = reader.summary();
-  fmt::format_to(std::back_inserter(out.buf()), "# thread {} (pid {}, thread #{})\n", s.tid,
-                 s.pid, s.thread_index);
+  fmt::format_to(std::back_inserter(out.buf()), "# thread {} (pid {}, thread #{})\n", s.tid, s.pid,
+                 s.thread_index);
   bool has_pending = false;  // an entry not yet known to be a leaf
   CallEvent pending{};
   auto indent = [&](std::uint32_t depth) {
@@ -73,7 +73,8 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   });
   if (has_pending) {
     indent(pending.depth);
-    fmt::format_to(std::back_inserter(out.buf()), "{} {{\n", names.display_name(pending.function_id));
+    fmt::format_to(std::back_inserter(out.buf()), "{} {{\n",
+                   names.display_name(pending.function_id));
   }
 }
 

@@ -17,25 +17,40 @@
 
 volatile int sink;
 
-NOINLINE int level3(int x) { sink = x; return x + 1; }
-NOINLINE int level2(int x) { return level3(x) * 2; }
-NOINLINE int level1(int x) { return level2(x) + 1; }
-NOINLINE int recurse(int n) { return n == 0 ? 0 : 1 + recurse(n - 1); }
+NOINLINE int level3(int x) {
+  sink = x;
+  return x + 1;
+}
+NOINLINE int level2(int x) {
+  return level3(x) * 2;
+}
+NOINLINE int level1(int x) {
+  return level2(x) + 1;
+}
+NOINLINE int recurse(int n) {
+  return n == 0 ? 0 : 1 + recurse(n - 1);
+}
 
 NOINLINE void* worker(void* arg) {
   level1((int)(long)arg);
   return NULL;
 }
 
-NOINLINE void at_exit_handler(void) { level3(7); }
+NOINLINE void at_exit_handler(void) {
+  level3(7);
+}
 
 NOINLINE void exit_inner(void) {
   atexit(at_exit_handler);
   exit(3);
 }
-NOINLINE void exit_outer(void) { exit_inner(); }
+NOINLINE void exit_outer(void) {
+  exit_inner();
+}
 
-NOINLINE void fork_child_side(void) { level3(1); }
+NOINLINE void fork_child_side(void) {
+  level3(1);
+}
 NOINLINE int fork_parent_side(void) {
   fflush(stdout);
   pid_t pid = fork();

@@ -175,7 +175,8 @@ TEST_P(CallFixture, StatsCountCallsAndEdges) {
 TEST_P(CallFixture, UnwritableDirectoryLeavesTheProgramAlone) {
   const RunResult r = run_traced({fixture(), "exit"}, "/proc/parlot-cannot-exist/x");
   EXPECT_EQ(r.exit_status, 3);
-  EXPECT_THAT(r.err, HasSubstr("parlot: cannot create trace directory '/proc/parlot-cannot-exist/x'"));
+  EXPECT_THAT(r.err,
+              HasSubstr("parlot: cannot create trace directory '/proc/parlot-cannot-exist/x'"));
   EXPECT_THAT(r.err, HasSubstr("tracing is off"));
   // One line, not one per thread or event.
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);

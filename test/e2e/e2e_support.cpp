@@ -105,6 +105,8 @@ std::vector<std::string> fixture_paths() {
   return paths;
 }
 
-std::string examples_dir() { return PARLOT_EXAMPLES_DIR; }
+std::string examples_dir() {
+  return PARLOT_EXAMPLES_DIR;
+}
 
 }  // namespace parlot::e2e

@@ -50,8 +50,7 @@ std::vector<ThreadLines> parlot_threads(const ProcessTrace& process) {
       for (const auto& o : process.load_map) {
         if (!o.contains(address)) continue;
         char buf[64];
-        std::snprintf(buf, sizeof buf, "+%lx",
-                      static_cast<unsigned long>(address - o.load_bias));
+        std::snprintf(buf, sizeof buf, "+%lx", static_cast<unsigned long>(address - o.load_bias));
         where = fs::path(o.path).filename().string() + buf;
         break;
       }
@@ -111,7 +110,10 @@ TEST_P(ExampleTrace, EveryThreadMatchesTheOracleAndIsNamed) {
 
 std::vector<Example> examples() {
   std::vector<Example> v{
-      {"quicksort_threads", {"2000", "3"}, {"quicksort() {", "partition()", "insertion_sort();"}, 4},
+      {"quicksort_threads",
+       {"2000", "3"},
+       {"quicksort() {", "partition()", "insertion_sort();"},
+       4},
       {"cpp_features", {"4"}, {"::", "operator", "~"}, 1},
       {"cg", {"30", "2"}, {"conj_grad() {", "sparse_matvec() {", "dot();"}, 1},
       {"many_functions", {}, {"  f00000();\n", "  f69999();\n"}, 1},

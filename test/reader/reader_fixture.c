@@ -21,24 +21,29 @@ volatile unsigned sink;
 
 typedef unsigned (*leaf_fn)(unsigned);
 
-#define LEAF(n) \
-  NOINLINE unsigned leaf_##n(unsigned x) { sink = x; return x * 2654435761u + n; }
-LEAF(0) LEAF(1) LEAF(2) LEAF(3) LEAF(4) LEAF(5) LEAF(6) LEAF(7)
-LEAF(8) LEAF(9) LEAF(10) LEAF(11) LEAF(12) LEAF(13) LEAF(14) LEAF(15)
-
-/* Two-level calls: a mid function calls two leaves chosen from its input. */
-static leaf_fn const leaves[16] = {
-    leaf_0, leaf_1, leaf_2,  leaf_3,  leaf_4,  leaf_5,  leaf_6,  leaf_7,
-    leaf_8, leaf_9, leaf_10, leaf_11, leaf_12, leaf_13, leaf_14, leaf_15};
-
-#define MID(n)                                        \
-  NOINLINE unsigned mid_##n(unsigned x) {             \
-    unsigned a = leaves[(x >> 3) & 15](x);            \
-    return a ^ leaves[(x >> 9) & 15](x + n);          \
+#define LEAF(n)                            \
+  NOINLINE unsigned leaf_##n(unsigned x) { \
+    sink = x;                              \
+    return x * 2654435761u + n;            \
   }
-MID(0) MID(1) MID(2) MID(3) MID(4) MID(5) MID(6) MID(7)
+LEAF(0)
+LEAF(1) LEAF(2) LEAF(3) LEAF(4) LEAF(5) LEAF(6) LEAF(7) LEAF(8) LEAF(9) LEAF(10) LEAF(11) LEAF(12)
+    LEAF(13) LEAF(14) LEAF(15)
 
-static leaf_fn const mids[8] = {mid_0, mid_1, mid_2, mid_3, mid_4, mid_5, mid_6, mid_7};
+    /* Two-level calls: a mid function calls two leaves chosen from its input. */
+    static leaf_fn const leaves[16] = {leaf_0,  leaf_1,  leaf_2,  leaf_3, leaf_4,  leaf_5,
+                                       leaf_6,  leaf_7,  leaf_8,  leaf_9, leaf_10, leaf_11,
+                                       leaf_12, leaf_13, leaf_14, leaf_15};
+
+#define MID(n)                               \
+  NOINLINE unsigned mid_##n(unsigned x) {    \
+    unsigned a = leaves[(x >> 3) & 15](x);   \
+    return a ^ leaves[(x >> 9) & 15](x + n); \
+  }
+MID(0)
+MID(1) MID(2) MID(3) MID(4) MID(5) MID(6) MID(7)
+
+    static leaf_fn const mids[8] = {mid_0, mid_1, mid_2, mid_3, mid_4, mid_5, mid_6, mid_7};
 
 NOINLINE unsigned lcg(unsigned* state) {
   *state = *state * 1103515245u + 12345u;

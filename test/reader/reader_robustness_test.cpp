@@ -29,7 +29,9 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 // Large allocations fail (and are reported) instead of touching gigabytes.
-extern "C" const char* __asan_default_options() { return "max_allocation_size_mb=1024"; }
+extern "C" const char* __asan_default_options() {
+  return "max_allocation_size_mb=1024";
+}
 #endif
 
 namespace {
@@ -68,8 +70,12 @@ bool is_prefix(const std::vector<std::uint32_t>& part, const std::vector<std::ui
   return part.size() <= whole.size() && std::equal(part.begin(), part.end(), whole.begin());
 }
 
-std::string text_of(const std::vector<std::uint8_t>& b) { return {b.begin(), b.end()}; }
-std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+std::string text_of(const std::vector<std::uint8_t>& b) {
+  return {b.begin(), b.end()};
+}
+std::vector<std::uint8_t> bytes_of(const std::string& s) {
+  return {s.begin(), s.end()};
+}
 
 /// Byte offset of the line of `text` starting with `prefix`.
 std::size_t line_offset(const std::string& text, const std::string& prefix) {
@@ -92,8 +98,8 @@ std::size_t line_offset(const std::string& text, const std::string& prefix) {
         return ::testing::AssertionFailure() << "error names another file: " << o.describe();
       }
       if (o.error_from_tracker ? o.error_offset > o.events.size() : o.error_offset > size) {
-        return ::testing::AssertionFailure() << "offset beyond the file (size " << size
-                                             << "): " << o.describe();
+        return ::testing::AssertionFailure()
+               << "offset beyond the file (size " << size << "): " << o.describe();
       }
       if (o.what.find(file.string() + ": offset " + std::to_string(o.error_offset)) != 0) {
         return ::testing::AssertionFailure() << "what() lacks 'file: offset N': " << o.what;
@@ -183,9 +189,10 @@ TEST_F(ReaderSanity, IntactTracesReadFullyAndNestWell) {
     for (const LoadedObject& o : p.load_map) EXPECT_LT(o.start, o.end) << o.path;
     // Every function address lies in the fixture's mapping.
     for (const std::uint64_t a : p.function_addresses) {
-      EXPECT_TRUE(std::any_of(p.load_map.begin(), p.load_map.end(), [&](const LoadedObject& o) {
-        return o.path == fixture && a >= o.start && a < o.end;
-      })) << std::hex << a;
+      EXPECT_TRUE(std::any_of(
+          p.load_map.begin(), p.load_map.end(),
+          [&](const LoadedObject& o) { return o.path == fixture && a >= o.start && a < o.end; }))
+          << std::hex << a;
     }
 
     ASSERT_EQ(p.thread_files.size(), 2u);
@@ -248,8 +255,8 @@ TEST_F(ReaderSanity, CompressedAndRawRunsDecodeToIdenticalThreadStreams) {
     ASSERT_EQ(threads.size(), reference.size()) << name;
     for (std::size_t i = 0; i < threads.size(); ++i) {
       EXPECT_TRUE(threads[i] == reference[i])
-          << name << " thread #" << i << " differs from " << kLz.name() << " ("
-          << threads[i].size() << " vs " << reference[i].size() << " events)";
+          << name << " thread #" << i << " differs from " << kLz.name() << " (" << threads[i].size()
+          << " vs " << reference[i].size() << " events)";
     }
   }
 }
@@ -331,8 +338,8 @@ CutTally check_cuts(const fs::path& original, const fs::path& work,
     set_crash_context("reading " + original.string() + " cut at " + std::to_string(cut));
     const ReadOutcome o = read_thread_file(work, true, kFixtureFunctions);
     ++t.cuts;
-    const std::string where = "cut at " + std::to_string(cut) + " of " + std::to_string(size) +
-                              ": " + o.describe();
+    const std::string where =
+        "cut at " + std::to_string(cut) + " of " + std::to_string(size) + ": " + o.describe();
     bool ok = static_cast<bool>(clean_outcome(o, work, cut));
     if (!ok) ADD_FAILURE() << where << "\n" << clean_outcome(o, work, cut).message();
     if (cut >= trailer && cut < size) {
@@ -379,8 +386,8 @@ CutTally check_cuts(const fs::path& original, const fs::path& work,
         }
         if (o.events.size() > last_events) {
           ok = false;
-          ADD_FAILURE() << where << ": a shorter cut gave more events (" << o.events.size()
-                        << " > " << last_events << ")";
+          ADD_FAILURE() << where << ": a shorter cut gave more events (" << o.events.size() << " > "
+                        << last_events << ")";
         }
       }
       last_events = o.events.size();
@@ -416,8 +423,10 @@ TEST_F(ReaderTruncation, MultiBlockRawThreadFile) {
   ASSERT_GE(block_offsets(bytes).size(), 9u);
   const auto intact = intact_events(files[1]);
   const auto start = std::chrono::steady_clock::now();
-  const CutTally t = check_cuts(files[1], scratch("cut.trace"),
-                                cut_offsets(bytes, std::min<std::uint64_t>(8192, every_offset_below(bytes.size())), 2), intact);
+  const CutTally t = check_cuts(
+      files[1], scratch("cut.trace"),
+      cut_offsets(bytes, std::min<std::uint64_t>(8192, every_offset_below(bytes.size())), 2),
+      intact);
   std::printf("  %zu cuts of %zu bytes in %.2f s\n", t.cuts, bytes.size(), seconds_since(start));
   EXPECT_GT(t.damaged, 2000u);
   EXPECT_EQ(t.complete, 1u);
@@ -457,15 +466,17 @@ TEST_F(ReaderTruncation, CutAtOrInsideTheTrailerKeepsExactlyTheIntactEvents) {
       ASSERT_EQ(trailer + kBlockHeader + sizeof(format::TrailerPayload), bytes.size());
       const fs::path work = scratch("trailer-cut.trace");
       for (const std::uint64_t cut : {trailer, trailer + 40}) {
-        write_bytes(work, std::vector<std::uint8_t>(bytes.begin(),
-                                                    bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
+        write_bytes(work, std::vector<std::uint8_t>(
+                              bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
         const ReadOutcome o = read_thread_file(work, false);
         const std::string where = kind.name() + " " + f.filename().string() + " cut at " +
-                                  std::to_string(cut) + " (trailer at " + std::to_string(trailer) + ")";
+                                  std::to_string(cut) + " (trailer at " + std::to_string(trailer) +
+                                  ")";
         ASSERT_EQ(o.kind, Kind::kOk) << where << ": " << o.describe();
         EXPECT_EQ(o.summary->damage_offset, trailer) << where;
         const std::vector<std::uint32_t> extra(
-            o.events.begin() + static_cast<std::ptrdiff_t>(std::min(o.events.size(), intact.size())),
+            o.events.begin() +
+                static_cast<std::ptrdiff_t>(std::min(o.events.size(), intact.size())),
             o.events.end());
         EXPECT_TRUE(o.events == intact)
             << where << ": " << o.events.size() << " events instead of " << intact.size()
@@ -551,10 +562,18 @@ void mutate(std::vector<std::uint8_t>& b, std::mt19937_64& rng, std::size_t lo, 
   for (int i = 0; i < n; ++i) {
     const std::size_t pos = lo + rng() % (hi - lo);
     switch (rng() % 4) {
-      case 0: b[pos] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
-      case 1: b[pos] = static_cast<std::uint8_t>(rng()); break;
-      case 2: b[pos] = 0; break;
-      default: b[pos] = 0xff; break;
+      case 0:
+        b[pos] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        break;
+      case 1:
+        b[pos] = static_cast<std::uint8_t>(rng());
+        break;
+      case 2:
+        b[pos] = 0;
+        break;
+      default:
+        b[pos] = 0xff;
+        break;
     }
   }
 }
@@ -608,9 +627,10 @@ TEST_F(ReaderCorruption, RandomBytesAnywhereInThreadFiles) {
       const FlipTally t = flip_thread_file(
           files[i], scratch("flip.trace"), 1000 + i + (kind.compress ? 0 : 10), 600,
           [&](std::mt19937_64& rng) { return static_cast<std::size_t>(rng() % size); });
-      std::printf("  %s #%zu: %zu trials, %zu ok, %zu reader errors, %zu tracker errors, "
-                  "slowest %.3f s\n", kind.name().c_str(), i, t.trials, t.ok, t.format_errors,
-                  t.tracker_errors, t.slowest);
+      std::printf(
+          "  %s #%zu: %zu trials, %zu ok, %zu reader errors, %zu tracker errors, "
+          "slowest %.3f s\n",
+          kind.name().c_str(), i, t.trials, t.ok, t.format_errors, t.tracker_errors, t.slowest);
       EXPECT_GT(t.format_errors + t.tracker_errors, t.trials / 4) << "corruption goes unnoticed";
       EXPECT_LT(t.slowest, 2.0);
     }
@@ -628,9 +648,9 @@ TEST_F(ReaderCorruption, RandomBytesInHeadersBlockHeadersAndTrailers) {
       const std::size_t n = kBlockHeader + (trailer ? sizeof(format::TrailerPayload) : 0);
       for (std::size_t k = 0; k < n; ++k) structural.push_back(off + k);
     }
-    const FlipTally t = flip_thread_file(file, scratch("flip.trace"), 77, 800, [&](std::mt19937_64& rng) {
-      return structural[rng() % structural.size()];
-    });
+    const FlipTally t = flip_thread_file(
+        file, scratch("flip.trace"), 77, 800,
+        [&](std::mt19937_64& rng) { return structural[rng() % structural.size()]; });
     std::printf("  %s: %zu trials, %zu ok, %zu reader errors, %zu tracker errors\n",
                 kind.name().c_str(), t.trials, t.ok, t.format_errors, t.tracker_errors);
     EXPECT_GT(t.format_errors, t.trials / 4);
@@ -667,11 +687,14 @@ TEST_F(ReaderCorruption, RandomBytesInTheFunctionTable) {
 /// backslashes, spaces, NULs).
 void mutate_text(std::vector<std::uint8_t>& b, std::mt19937_64& rng) {
   switch (rng() % 3) {
-    case 0: mutate(b, rng, 0, b.size()); break;
+    case 0:
+      mutate(b, rng, 0, b.size());
+      break;
     case 1: {
       static const std::uint8_t kInteresting[] = {'\n', '\\', ' ', 0, 'x', '-', '9', 'f', 0xff};
       const std::size_t pos = rng() % (b.size() + 1);
-      b.insert(b.begin() + static_cast<std::ptrdiff_t>(pos), kInteresting[rng() % sizeof kInteresting]);
+      b.insert(b.begin() + static_cast<std::ptrdiff_t>(pos),
+               kInteresting[rng() % sizeof kInteresting]);
       break;
     }
     default: {
@@ -1008,7 +1031,8 @@ TEST_F(ReaderBadFields, HalfALiteralAtTheEnd) {
 
 TEST_F(ReaderBadFields, EmptyAndTinyFiles) {
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{8}, kHeader - 1}) {
-    const std::vector<std::uint8_t> b(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::vector<std::uint8_t> b(bytes_.begin(),
+                                      bytes_.begin() + static_cast<std::ptrdiff_t>(n));
     expect_error(b, 0, "shorter than");
   }
   // The header alone: a thread that never wrote a block.
@@ -1102,7 +1126,8 @@ TEST_F(ReaderMetadataFiles, FunctionTableBadFields) {
   EXPECT_EQ(functions(functions_, kFixtureFunctions - 1).kind, Kind::kFormatError);
   EXPECT_EQ(functions(functions_, kFixtureFunctions).kind, Kind::kOk);
   for (const std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{23}}) {
-    const CallOutcome o = functions({functions_.begin(), functions_.begin() + static_cast<std::ptrdiff_t>(n)});
+    const CallOutcome o =
+        functions({functions_.begin(), functions_.begin() + static_cast<std::ptrdiff_t>(n)});
     EXPECT_EQ(o.kind, Kind::kFormatError) << n;
     EXPECT_EQ(o.error_offset, 0u) << n;
   }
@@ -1110,8 +1135,9 @@ TEST_F(ReaderMetadataFiles, FunctionTableBadFields) {
 
 TEST_F(ReaderMetadataFiles, ProcessFileWithoutItsMagicLine) {
   const std::string body = process_.substr(process_.find('\n') + 1);
-  for (const std::string& text : {body, "parlot-process 2\n" + body, "parlot-process 1 \n" + body,
-                                  "parlot-process 1\r\n" + body, std::string("\n"), std::string()}) {
+  for (const std::string& text :
+       {body, "parlot-process 2\n" + body, "parlot-process 1 \n" + body,
+        "parlot-process 1\r\n" + body, std::string("\n"), std::string()}) {
     const CallOutcome o = process(text);
     ASSERT_EQ(o.kind, Kind::kFormatError) << o.describe();
     EXPECT_EQ(o.error_offset, 0u) << o.what;
@@ -1158,8 +1184,8 @@ TEST_F(ReaderMetadataFiles, DanglingBackslashAndBadEscapesNameTheirOffset) {
     std::string value;
     std::size_t backslash;  // index in the value
   };
-  for (const Case& c : {Case{"abc\\", 3}, Case{"a\\q", 1}, Case{"a\\x4", 1}, Case{"a\\xzz", 1},
-                        Case{"\\", 0}}) {
+  for (const Case& c :
+       {Case{"abc\\", 3}, Case{"a\\q", 1}, Case{"a\\x4", 1}, Case{"a\\xzz", 1}, Case{"\\", 0}}) {
     const CallOutcome o = process(before + "host " + c.value + after);
     ASSERT_EQ(o.kind, Kind::kFormatError) << c.value << ": " << o.describe();
     const std::size_t backslash = at + 5 + c.backslash;
@@ -1185,17 +1211,15 @@ TEST_F(ReaderMetadataFiles, LoadMapBadLines) {
     std::string line;
     std::string words;
   };
-  for (const Case& c : {Case{"zz000 2000 0 - /bin/x", "start address"},
-                        Case{"1000 20g0 0 - /bin/x", "end address"},
-                        Case{"1000 2000 -5 - /bin/x", "load bias"},
-                        Case{"1000 2000 0x0 - /bin/x", "load bias"},
-                        Case{"10000000000000000 2000 0 - /bin/x", "start address"},
-                        Case{"1000 2000 0 -", "too few fields"},
-                        Case{"1000 2000 0 - ", "empty"},  // empty path is allowed...
-                        Case{"", "too few fields"},
-                        Case{"2000 1000 0 - /bin/x", "empty address range"},
-                        Case{"1000 1000 0 - /bin/x", "empty address range"},
-                        Case{" 1000 2000 0 - /bin/x", "start address"}}) {
+  for (const Case& c :
+       {Case{"zz000 2000 0 - /bin/x", "start address"}, Case{"1000 20g0 0 - /bin/x", "end address"},
+        Case{"1000 2000 -5 - /bin/x", "load bias"}, Case{"1000 2000 0x0 - /bin/x", "load bias"},
+        Case{"10000000000000000 2000 0 - /bin/x", "start address"},
+        Case{"1000 2000 0 -", "too few fields"},
+        Case{"1000 2000 0 - ", "empty"},  // empty path is allowed...
+        Case{"", "too few fields"}, Case{"2000 1000 0 - /bin/x", "empty address range"},
+        Case{"1000 1000 0 - /bin/x", "empty address range"},
+        Case{" 1000 2000 0 - /bin/x", "start address"}}) {
     const CallOutcome o = loadmap(first + c.line + "\n");
     if (c.words == "empty" && o.kind == Kind::kOk) continue;  // ...as an unnamed object
     ASSERT_EQ(o.kind, Kind::kFormatError) << "'" << c.line << "': " << o.describe();
@@ -1221,7 +1245,8 @@ TEST_F(ReaderMetadataFiles, LargeLoadMapReadsInLinearTime) {
   std::string text = "parlot-loadmap 1\n";
   char line[64];
   for (unsigned i = 0; i < 100000; ++i) {
-    std::snprintf(line, sizeof line, "%x %x 0 - /x\n", 0x100000u + i * 0x1000u, 0x100000u + i * 0x1000u + 0x800u);
+    std::snprintf(line, sizeof line, "%x %x 0 - /x\n", 0x100000u + i * 0x1000u,
+                  0x100000u + i * 0x1000u + 0x800u);
     text += line;
   }
   const fs::path f = scratch("loadmap");
@@ -1324,7 +1349,8 @@ TEST_F(ReaderSemantic, ExitAtDepthZero) {
     EXPECT_TRUE(o.error_from_tracker);
     EXPECT_EQ(o.error_file, file);
     EXPECT_EQ(o.error_offset, n);  // the event index
-    EXPECT_THAT(o.what, HasSubstr(file.string() + ": offset " + std::to_string(n) + ": exit with no open call"));
+    EXPECT_THAT(o.what, HasSubstr(file.string() + ": offset " + std::to_string(n) +
+                                  ": exit with no open call"));
     // ...and as the very first event.
     const fs::path dir0 = directory_with_thread1(kind, {0, 1, 0}, "exit0-" + kind.name());
     const ReadOutcome o0 = read_thread1(dir0);
@@ -1336,14 +1362,15 @@ TEST_F(ReaderSemantic, ExitAtDepthZero) {
 TEST_F(ReaderSemantic, FunctionIdBeyondTheTable) {
   for (const TraceKind& kind : {kLz, kRaw}) {
     const auto real = intact_events(thread_files(trace(kind))[1]);
-    for (const std::uint32_t bad : {static_cast<std::uint32_t>(kFixtureFunctions + 1), 0x8000u,
-                                    format::kMaxFunctionId}) {
+    for (const std::uint32_t bad :
+         {static_cast<std::uint32_t>(kFixtureFunctions + 1), 0x8000u, format::kMaxFunctionId}) {
       auto events = real;
       // Replace the ID of the entry at about the middle (an entry: non-zero).
       std::size_t at = events.size() / 2;
       while (events[at] == 0) ++at;
       events[at] = bad;
-      const fs::path dir = directory_with_thread1(kind, events, "id-" + std::to_string(bad) + kind.name());
+      const fs::path dir =
+          directory_with_thread1(kind, events, "id-" + std::to_string(bad) + kind.name());
       const ReadOutcome o = read_thread1(dir);
       ASSERT_EQ(o.kind, Kind::kFormatError) << o.describe();
       EXPECT_TRUE(o.error_from_tracker);
@@ -1374,7 +1401,8 @@ TEST_F(ReaderSemantic, DeepNestingPayloadDecodesAsDesigned) {
   const ReadOutcome o = read_thread_file(f, true, 1);
   ASSERT_EQ(o.kind, Kind::kOk) << o.describe();
   ASSERT_EQ(o.events.size(), 4u + 4 * 65535u);
-  EXPECT_TRUE(std::all_of(o.events.begin(), o.events.end(), [](std::uint32_t v) { return v == 1; }));
+  EXPECT_TRUE(
+      std::all_of(o.events.begin(), o.events.end(), [](std::uint32_t v) { return v == 1; }));
 }
 
 // No runtime nests deeper than PARLOT_MAX_DEPTH (at most 2^26 frames; deeper
@@ -1587,9 +1615,10 @@ TEST_F(ParlotReadTool, TruncatedThreadFile) {
   fs::resize_file(file, offsets[2] + 100);  // inside the third block
   for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, file);
   {
-    const RunResult r = run_program({read_tool_path(), "trace", "--format", "jsonl", dir.string()},
-                                    tool_env(), 20);
-    EXPECT_TRUE(r.exited && r.exit_status == 1) << r.exit_status << " " << r.signal << "\n" << r.err;
+    const RunResult r =
+        run_program({read_tool_path(), "trace", "--format", "jsonl", dir.string()}, tool_env(), 20);
+    EXPECT_TRUE(r.exited && r.exit_status == 1) << r.exit_status << " " << r.signal << "\n"
+                                                << r.err;
     EXPECT_THAT(r.err, HasSubstr("parlot-read: error: " + file.string() + ": offset " +
                                  std::to_string(offsets[2]) + ": block payload cut short"));
   }
@@ -1721,8 +1750,8 @@ TEST_F(ParlotReadTool, LargeFunctionIdWithoutATableDoesNotAllocatePerId) {
   for (const std::string cmd : {"trace", "jsonl", "stats"}) {
     std::vector<std::string> argv = {read_tool_path(), cmd, dir.string()};
     if (cmd == "jsonl") argv = {read_tool_path(), "trace", "--format", "jsonl", dir.string()};
-    const RunResult r = run_program(argv, tool_env(), 30,
-                                    sanitized_build() ? 0 : std::uint64_t{4} << 30);
+    const RunResult r =
+        run_program(argv, tool_env(), 30, sanitized_build() ? 0 : std::uint64_t{4} << 30);
     EXPECT_FALSE(r.timed_out) << cmd;
     EXPECT_FALSE(r.signaled) << cmd << " signal " << r.signal;
     EXPECT_EQ(r.exit_status, 0) << cmd << "\n" << r.err.substr(0, 2000);

@@ -57,8 +57,7 @@ std::string loaded_library(const char* stem) {
 }
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::uint64_t current_address_space() {
@@ -72,10 +71,18 @@ std::uint64_t current_address_space() {
 
 }  // namespace
 
-std::string runtime_path() { return env_or("PARLOT_TEST_RUNTIME", PARLOT_TEST_RUNTIME_PATH); }
-std::string fixture_path() { return env_or("PARLOT_TEST_FIXTURE", PARLOT_TEST_FIXTURE_PATH); }
-std::string read_tool_path() { return env_or("PARLOT_TEST_READ", PARLOT_TEST_READ_PATH); }
-bool sanitized_build() { return PARLOT_TEST_SANITIZED != 0; }
+std::string runtime_path() {
+  return env_or("PARLOT_TEST_RUNTIME", PARLOT_TEST_RUNTIME_PATH);
+}
+std::string fixture_path() {
+  return env_or("PARLOT_TEST_FIXTURE", PARLOT_TEST_FIXTURE_PATH);
+}
+std::string read_tool_path() {
+  return env_or("PARLOT_TEST_READ", PARLOT_TEST_READ_PATH);
+}
+bool sanitized_build() {
+  return PARLOT_TEST_SANITIZED != 0;
+}
 
 // ---- Running programs -------------------------------------------------------------
 
@@ -193,7 +200,8 @@ ChildResult run_in_child(const std::function<int()>& fn, double timeout_s,
 // ---- Real traces ------------------------------------------------------------------
 
 std::string TraceKind::name() const {
-  return std::string(compress ? "lz" : "raw") + (buffer_kb ? "-" + std::to_string(buffer_kb) + "k" : "");
+  return std::string(compress ? "lz" : "raw") +
+         (buffer_kb ? "-" + std::to_string(buffer_kb) + "k" : "");
 }
 
 fs::path make_trace(const fs::path& parent, const TraceKind& kind) {
@@ -218,7 +226,8 @@ fs::path make_trace(const fs::path& parent, const TraceKind& kind) {
   const RunResult r = run_program({fixture_path()}, env, 60);
   EXPECT_TRUE(r.exited && r.exit_status == 0)
       << "fixture " << fixture_path() << " under " << preload << ": exit " << r.exit_status
-      << " signal " << r.signal << "\n" << r.err;
+      << " signal " << r.signal << "\n"
+      << r.err;
   std::vector<fs::path> processes;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -251,7 +260,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& file) {
 
 void write_bytes(const fs::path& file, const std::vector<std::uint8_t>& bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   if (!out) throw std::runtime_error("cannot write " + file.string());
 }
 
@@ -322,7 +332,9 @@ ReadOutcome read_thread_file(const fs::path& file, bool track, std::uint64_t fun
 std::string CallOutcome::describe() const {
   std::ostringstream s;
   switch (kind) {
-    case ReadOutcome::Kind::kOk: s << "ok"; break;
+    case ReadOutcome::Kind::kOk:
+      s << "ok";
+      break;
     case ReadOutcome::Kind::kFormatError:
       s << "FormatError file " << error_file << " offset " << error_offset << ": " << what;
       break;

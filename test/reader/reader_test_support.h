@@ -13,13 +13,12 @@
 #include <vector>
 
 #include "parlot/format.h"
-#include "temp_dir.h"
 #include "parlot/trace_reader.h"
+#include "temp_dir.h"
 
 namespace parlot::test {
 
 namespace fs = std::filesystem;
-
 
 /// Paths of the programs under test. PARLOT_TEST_RUNTIME, PARLOT_TEST_FIXTURE
 /// and PARLOT_TEST_READ in the environment override the built ones (e.g. to
@@ -77,7 +76,7 @@ void copy_tree(const fs::path& from, const fs::path& to);
 struct ReadOutcome {
   enum class Kind { kOk, kFormatError, kOtherException };
   Kind kind = Kind::kOk;
-  std::vector<std::uint32_t> events;  ///< events read before the end or the error
+  std::vector<std::uint32_t> events;          ///< events read before the end or the error
   std::optional<ThreadTraceSummary> summary;  ///< when the file opened
   // kFormatError:
   fs::path error_file;

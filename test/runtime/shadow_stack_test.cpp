@@ -10,10 +10,10 @@
 
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
 using parlot::runtime::ShadowFrame;
 using parlot::runtime::ShadowStack;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 
 // Records the emitted stream: IDs for entries, 0 for exits. Function address
 // f has ID f in these tests.
@@ -117,8 +117,8 @@ TEST_F(ShadowStackTest, MissedExitOfAnInlinedFrameClosedByItsHostsExit) {
 // equal to its caller's stack pointer.
 TEST_F(ShadowStackTest, TailJumpedExitHookMatchesItsFrame) {
   enter(1, 1000);
-  enter(2, 936);   // 2's CFA is 1000; prologue pushes put its hook 64 lower
-  enter(3, 872);   // 3's CFA is 936
+  enter(2, 936);        // 2's CFA is 1000; prologue pushes put its hook 64 lower
+  enter(3, 872);        // 3's CFA is 936
   exit_at_cfa(3, 936);  // jumped to the hook after the epilogue
   exit_at_cfa(2, 1000);
   exit_at_cfa(1, 1064);
@@ -153,11 +153,11 @@ TEST_F(ShadowStackTest, CalledExitOfAMiddleRecursiveInstance) {
 }
 
 TEST_F(ShadowStackTest, JumpedExitOfAMiddleRecursiveInstance) {
-  enter(5, 1000);       // 5a, CFA 1064
-  enter(5, 936);        // 5b, CFA 1000
-  enter(5, 872);        // 5c, CFA 936
-  enter(5, 808);        // 5d
-  exit_at_cfa(5, 1000); // 5b's exit hook, jumped to after its epilogue
+  enter(5, 1000);        // 5a, CFA 1064
+  enter(5, 936);         // 5b, CFA 1000
+  enter(5, 872);         // 5c, CFA 936
+  enter(5, 808);         // 5d
+  exit_at_cfa(5, 1000);  // 5b's exit hook, jumped to after its epilogue
   EXPECT_THAT(out.events, ElementsAre(5, 5, 5, 5, 0, 0, 0));
   EXPECT_EQ(stack.depth(), 1u);
   EXPECT_EQ(stack.counters().corrected_exits, 2u);
