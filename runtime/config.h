@@ -14,6 +14,10 @@ struct Config {
   /// A thread's data reaches the file each time this much compressed output
   /// has accumulated, and at thread and process end.
   std::size_t buffer_bytes = 256 * 1024;
+  /// PARLOT_FLUSH_MS: a thread's buffered data reaches its file at least
+  /// this often while the thread makes events (checked every 16,384 events),
+  /// bounding what a SIGKILL can lose; 0 = only when the buffer fills.
+  std::size_t flush_ms = 1000;
   /// PARLOT_MAX_FUNCTIONS: distinct functions per process (default 1 Mi).
   std::size_t max_functions = 1u << 20;
   /// PARLOT_MAX_DEPTH: shadow-stack frames per thread (default 1 Mi).

@@ -42,6 +42,7 @@ std::uint32_t FunctionIds::insert(std::size_t i, std::uintptr_t address) {
       if (n >= capacity_) return 0;  // table full: the slot stays claimed with id 0
       addresses_[n] = address;
       s.id.store(n + 1, std::memory_order_release);
+      if (on_new_function != nullptr) on_new_function(address);
       return n + 1;
     }
     if (expected == address) {

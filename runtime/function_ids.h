@@ -44,6 +44,10 @@ class FunctionIds {
   std::uintptr_t address_of(std::uint32_t id) const { return addresses_[id - 1]; }
   std::size_t capacity() const { return capacity_; }
 
+  /// Called once per new function, right after its ID is published, by the
+  /// thread that saw it first (inside a hook: must be async-signal-safe).
+  void (*on_new_function)(std::uintptr_t address) = nullptr;
+
  private:
   struct Slot {
     std::atomic<std::uintptr_t> address;

@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 
 #include "config.h"
 #include "load_map_writer.h"
+#include "object_table.h"
 #include "parlot/format.h"
 #include "raw_io.h"
 
@@ -39,6 +41,11 @@ std::atomic<bool> g_fork_child_pending{false};
 std::atomic<bool> g_failure_reported{false};
 std::atomic<bool> g_finished{false};
 bool g_membarrier_ready = false;
+ObjectTable g_objects;
+int g_functions_fd = -1;  // "functions", appended from the flush path
+int g_loadmap_fd = -1;    // "loadmap", appended from the flush path
+std::uint32_t g_functions_written = 0;
+std::atomic_flag g_metadata_lock = ATOMIC_FLAG_INIT;
 pthread_key_t g_thread_key;
 pthread_mutex_t g_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 ThreadTrace* g_registry = nullptr;  // live thread traces, under g_registry_lock
@@ -176,24 +183,53 @@ int write_process_metadata(std::uint64_t end_ns) {
   return err;
 }
 
-int write_function_table() {
-  const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC;
-  const int fd = openat(g_dir_fd, "functions", flags, 0600);
-  if (fd < 0) return errno;
+// Creates the "functions" file: its header's count stays 0 (entries
+// follow to the end of the file) until finish_process() writes the final
+// count (docs/FORMAT.md).
+int create_function_table() {
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  g_functions_fd = openat(g_dir_fd, "functions", flags, 0600);
+  if (g_functions_fd < 0) return errno;
   format::FunctionsHeader h{};
   std::memcpy(h.magic, format::kFunctionsMagic, sizeof h.magic);
   h.version = format::kVersion;
-  h.count = g_function_ids.count();
-  int err = write_all(fd, &h, sizeof h);
-  // IDs are contiguous: write the address array in chunks straight from it.
+  h.count = 0;
+  g_functions_written = 0;
+  return write_all(g_functions_fd, &h, sizeof h);
+}
+
+// Appends the addresses of the IDs assigned since the last append, up to
+// the first one not yet published by the thread assigning it.
+int append_function_table() {
+  const std::uint32_t count = g_function_ids.count();
   std::uint64_t chunk[512];
-  for (std::uint32_t id = 1; err == 0 && id <= h.count;) {
+  while (g_functions_written < count) {
     std::size_t k = 0;
-    for (; k < 512 && id <= h.count; ++k, ++id) chunk[k] = g_function_ids.address_of(id);
-    err = write_all(fd, chunk, k * sizeof chunk[0]);
+    while (k < 512 && g_functions_written + k < count) {
+      const std::uintptr_t a = g_function_ids.address_of(g_functions_written + 1 + k);
+      if (a == 0) break;
+      chunk[k++] = a;
+    }
+    if (k == 0) break;
+    const int err = write_all(g_functions_fd, chunk, k * sizeof chunk[0]);
+    if (err != 0) return err;
+    g_functions_written += static_cast<std::uint32_t>(k);
   }
-  close(fd);
-  return err;
+  return 0;
+}
+
+// Writes the final count into the function table's header.
+int seal_function_table() {
+  const std::uint64_t count = g_functions_written;
+  if (pwrite(g_functions_fd, &count, sizeof count, offsetof(format::FunctionsHeader, count)) !=
+      static_cast<ssize_t>(sizeof count)) {
+    return errno != 0 ? errno : EIO;
+  }
+  return 0;
+}
+
+void on_new_function(std::uintptr_t address) {
+  g_objects.note_code_address(address);
 }
 
 // Opens this process's directory and writes its first files.
@@ -211,6 +247,13 @@ bool start_process_directory() {
   g_start_ns = realtime_ns();
   err = write_process_metadata(0);
   if (err == 0) err = write_load_map(g_dir_fd, "loadmap", false);
+  if (err == 0) {
+    g_loadmap_fd = openat(g_dir_fd, "loadmap", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (g_loadmap_fd < 0) err = errno;
+  }
+  if (err == 0) err = create_function_table();
+  // A fork child writes every object known so far into its own map.
+  g_objects.mark_none_written();
   if (err != 0) {
     log_error("cannot write the process metadata in", g_config.dir, err);
     return false;
@@ -252,8 +295,11 @@ void after_fork_in_child() {
     t = next;
   }
   g_registry = nullptr;
-  if (g_dir_fd >= 0) close(g_dir_fd);
-  g_dir_fd = -1;
+  for (int* fd : {&g_dir_fd, &g_functions_fd, &g_loadmap_fd}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+  g_metadata_lock.clear();
   g_next_thread_index.store(0);
   g_fork_child_pending.store(true);
   if (self != nullptr) {
@@ -282,8 +328,9 @@ void fence_all_threads() {
 
 void initialise_process() {
   g_config = read_config();
-  bool ok = g_function_ids.init(g_config.max_functions);
+  bool ok = g_function_ids.init(g_config.max_functions) && g_objects.init(4096);
   if (!ok) log_error("cannot map the function table", nullptr, ENOMEM);
+  g_function_ids.on_new_function = on_new_function;
   ok = ok && start_process_directory();
   if (ok) {
     ok = pthread_key_create(&g_thread_key, on_thread_exit) == 0 &&
@@ -324,6 +371,15 @@ ThreadTrace* resume_in_fork_child() {
 
 }  // namespace
 
+void flush_process_metadata() {
+  if (g_functions_fd < 0 || g_failure_reported.load()) return;
+  if (g_metadata_lock.test_and_set(std::memory_order_acquire)) return;  // another thread is at it
+  int err = append_function_table();
+  if (err == 0) err = g_objects.append_new(g_loadmap_fd);
+  g_metadata_lock.clear(std::memory_order_release);
+  if (err != 0) report_write_failure(err);
+}
+
 void report_write_failure(int error) {
   g_tracing_stopped.store(true);
   if (g_failure_reported.exchange(true)) return;
@@ -346,7 +402,8 @@ ThreadTrace* attach_current_thread() {
     pthread_mutex_lock(&g_registry_lock);
     int err = 0;
     t = ThreadTrace::create(g_dir_fd, g_next_thread_index.fetch_add(1), g_config.compress,
-                            g_config.buffer_bytes, g_config.max_depth, err);
+                            g_config.buffer_bytes, g_config.max_depth,
+                            std::uint64_t{g_config.flush_ms} * 1000000u, err);
     if (t != nullptr) {
       link_trace(t);
     } else {
@@ -383,7 +440,14 @@ void finish_process() {
     }
   }
   if (write && !g_failure_reported.load()) {
-    int err = write_function_table();
+    // Wait for a flush in progress on another thread (bounded).
+    for (int spins = 0; g_metadata_lock.test_and_set(std::memory_order_acquire); ++spins) {
+      if (spins > 100000) break;
+      sched_yield();
+    }
+    int err = append_function_table();
+    if (err == 0) err = g_objects.append_new(g_loadmap_fd);
+    if (err == 0) err = seal_function_table();
     if (err == 0) err = write_load_map(g_dir_fd, "loadmap", true);
     if (err == 0) err = write_process_metadata(realtime_ns());
     if (err != 0) report_write_failure(err);

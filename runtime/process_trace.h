@@ -34,6 +34,12 @@ ThreadTrace* attach_current_thread();
 /// program goes on unharmed.
 void report_write_failure(int error);
 
+/// Appends the function IDs and loaded objects recorded since the last call
+/// to the `functions` and `loadmap` files, so a trace stays symbolizable if
+/// the process dies. Called after each block a thread writes; if another
+/// thread is already doing it, returns at once. Async-signal-safe.
+void flush_process_metadata();
+
 /// Ends the trace of the whole process: stops tracing, writes every
 /// thread's pending data and trailer, the function table, the load map and
 /// the final metadata. Runs from the runtime's ELF destructor, after the

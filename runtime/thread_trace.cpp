@@ -16,11 +16,17 @@
 namespace parlot::runtime {
 namespace {
 
-std::uint64_t realtime_ns() {
+std::uint64_t clock_ns(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
+  clock_gettime(clock, &ts);  // vDSO: no system call
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
          static_cast<std::uint64_t>(ts.tv_nsec);
+}
+std::uint64_t realtime_ns() {
+  return clock_ns(CLOCK_REALTIME);
+}
+std::uint64_t coarse_ns() {
+  return clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 void* map_anonymous(std::size_t bytes) {
@@ -34,7 +40,8 @@ constexpr std::size_t kHeader = sizeof(format::BlockHeader);
 }  // namespace
 
 ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool compress,
-                                 std::size_t buffer_bytes, std::size_t max_depth, int& error) {
+                                 std::size_t buffer_bytes, std::size_t max_depth,
+                                 std::uint64_t flush_interval_ns, int& error) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t object = (sizeof(ThreadTrace) + 63) & ~std::size_t{63};
   const std::size_t block = kHeader + buffer_bytes;
@@ -56,6 +63,7 @@ ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool co
   t->frames_bytes_ = frames_bytes;
   t->stack_ = ShadowStack(t->frames_, max_depth);
   t->compress_ = compress;
+  t->flush_interval_ns_ = flush_interval_ns;
   t->reset_stream();
   error = t->open_file(dir_fd, thread_index);
   if (error != 0) {
@@ -85,6 +93,16 @@ void ThreadTrace::reset_stream() {
   events_ = raw_bytes_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
+  flush_countdown_ = kFlushCheckEvents;
+  last_flush_ns_ = coarse_ns();
+}
+
+void ThreadTrace::flush_if_due() {
+  flush_countdown_ = kFlushCheckEvents;
+  if (flush_interval_ns_ == 0) return;
+  const std::uint64_t now = coarse_ns();
+  if (now - last_flush_ns_ < flush_interval_ns_) return;
+  drain(compress_ ? lz_.window() : raw_.window());
 }
 
 int ThreadTrace::open_file(int dir_fd, std::uint64_t thread_index) {
@@ -116,12 +134,18 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   std::uint8_t* payload = block_ + kHeader;
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
+  last_flush_ns_ = coarse_ns();
   if (n == 0 || fd_ < 0 || write_error_ != 0) return;
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
   std::memcpy(block_, &h, sizeof h);
   write_error_ = write_all(fd_, block_, kHeader + n);
   payload_bytes_ += n;
-  if (write_error_ != 0) report_write_failure(write_error_);
+  if (write_error_ != 0) {
+    report_write_failure(write_error_);
+    return;
+  }
+  // The names of what was just written must survive a crash too.
+  flush_process_metadata();
 }
 
 int ThreadTrace::finish() {

@@ -22,7 +22,8 @@ class ThreadTrace {
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
   /// cannot be had. Cold path: mmap, open, write.
   static ThreadTrace* create(int dir_fd, std::uint64_t thread_index, bool compress,
-                             std::size_t buffer_bytes, std::size_t max_depth, int& error);
+                             std::size_t buffer_bytes, std::size_t max_depth,
+                             std::uint64_t flush_interval_ns, int& error);
 
   /// Unmaps a trace created by create(). Does not write anything.
   static void destroy(ThreadTrace* t);
@@ -82,10 +83,17 @@ class ThreadTrace {
   ThreadTrace() = default;
   int open_file(int dir_fd, std::uint64_t thread_index);
   void reset_stream();
+  // Writes the complete part of the buffer when the flush interval passed.
+  void flush_if_due();
+
+  /// Events between two looks at the clock for the flush interval.
+  static constexpr std::uint32_t kFlushCheckEvents = 16384;
 
   inline void put(std::uint32_t v) {
     ++events_;
     raw_bytes_ += codec::raw_bytes_of(v);
+    if (--flush_countdown_ == 0) [[unlikely]]
+      flush_if_due();
     if (compress_) [[likely]] {
       lz_.encode(v);
     } else {
@@ -100,6 +108,9 @@ class ThreadTrace {
   std::uint64_t payload_bytes_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t closed_at_end_ = 0;
+  std::uint32_t flush_countdown_ = kFlushCheckEvents;
+  std::uint64_t flush_interval_ns_ = 0;
+  std::uint64_t last_flush_ns_ = 0;
   int fd_ = -1;
   int write_error_ = 0;
   std::uint64_t tid_ = 0;

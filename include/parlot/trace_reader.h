@@ -56,7 +56,9 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file);
 LoadMap read_load_map(const std::filesystem::path& file);
 
 /// Parses a "functions" file: element i is the run-time address of
-/// function ID i+1. At most `max_count` entries are accepted.
+/// function ID i+1. A table whose header count is still 0 (the process did
+/// not finish) holds the entries up to the end of the file. At most
+/// `max_count` entries are accepted.
 /// Throws FormatError.
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                std::uint64_t max_count = 1ull << 30);

@@ -98,11 +98,16 @@ std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file
   }
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in.tellg());
-  if (h.count > max_count || h.count > (size - sizeof h) / 8 || size != sizeof h + h.count * 8) {
+  const std::uint64_t present = (size - sizeof h) / 8;
+  // count 0: the process did not finish; the entries written so far run to
+  // the end of the file (a last entry cut short is left out).
+  const std::uint64_t count = h.count == 0 ? present : h.count;
+  if (count > max_count || (h.count != 0 && size != sizeof h + h.count * 8)) {
     throw FormatError(file, 16,
                       "function count " + std::to_string(h.count) +
                           " does not match the file size " + std::to_string(size));
   }
+  h.count = count;
   std::vector<std::uint64_t> addresses(h.count);
   in.seekg(sizeof h);
   in.read(reinterpret_cast<char*>(addresses.data()), static_cast<std::streamsize>(h.count * 8));

@@ -5,12 +5,16 @@
  *          handler runs nested under exit_inner
  *   fork   main -> fork_parent_side; the child runs fork_child_side and exits
  *   loop   main -> 200000 x (level1 -> level2 -> level3): a call-dense loop
+ *   killed MS  the loop for MS milliseconds, prints its call count, then
+ *          kill_self() sends itself SIGKILL
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -63,6 +67,16 @@ NOINLINE int fork_parent_side(void) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
 }
 
+NOINLINE void kill_self(void) {
+  kill(getpid(), SIGKILL);
+}
+
+static long elapsed_ms(const struct timespec* t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "basic";
   if (strcmp(mode, "basic") == 0) {
@@ -78,6 +92,18 @@ int main(int argc, char** argv) {
     exit_outer();
   } else if (strcmp(mode, "fork") == 0) {
     printf("child status %d\n", fork_parent_side());
+  } else if (strcmp(mode, "killed") == 0) {
+    const long ms = argc > 2 ? atol(argv[2]) : 200;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long calls = 0;
+    do {
+      for (int i = 0; i < 1000; ++i) level1(i);
+      calls += 1000;
+    } while (elapsed_ms(&t0) < ms);
+    printf("calls %ld\n", calls);
+    fflush(stdout);
+    kill_self();
   } else if (strcmp(mode, "loop") == 0) {
     int s = 0;
     for (int i = 0; i < 200000; ++i) s += level1(i);
