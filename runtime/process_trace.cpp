@@ -20,6 +20,7 @@
 #include "object_table.h"
 #include "parlot/format.h"
 #include "raw_io.h"
+#include "signal_handlers.h"
 
 namespace parlot::runtime {
 
@@ -36,6 +37,7 @@ std::atomic<ProcessState> g_state{ProcessState::kUninitialised};
 Config g_config;
 int g_dir_fd = -1;
 std::uint64_t g_start_ns = 0;
+std::atomic<pid_t> g_traced_pid{0};
 std::atomic<std::uint64_t> g_next_thread_index{0};
 std::atomic<bool> g_fork_child_pending{false};
 std::atomic<bool> g_failure_reported{false};
@@ -245,6 +247,7 @@ bool start_process_directory() {
     return false;
   }
   g_start_ns = realtime_ns();
+  g_traced_pid.store(getpid());
   err = write_process_metadata(0);
   if (err == 0) err = write_load_map(g_dir_fd, "loadmap", false);
   if (err == 0) {
@@ -338,6 +341,7 @@ void initialise_process() {
     if (!ok) log_error("cannot register thread and fork handlers", nullptr, EAGAIN);
   }
   g_membarrier_ready = ok && membarrier_register();
+  if (ok) install_signal_handlers();
   if (!ok) g_tracing_stopped.store(true);
   g_state.store(ok ? ProcessState::kReady : ProcessState::kOff);
 }
@@ -421,19 +425,57 @@ ThreadTrace* attach_current_thread() {
   return t;
 }
 
-void finish_process() {
-  if (g_state.load() != ProcessState::kReady || g_finished.exchange(true)) return;
+bool current_thread_in_hook() {
+  const ThreadTrace* t = tls_thread_trace;
+  return t != nullptr && t->busy.load(std::memory_order_relaxed) != 0;
+}
+
+bool is_traced_process() {
+  return g_traced_pid.load() == getpid();
+}
+
+int write_process_file(const char* name, const char* data, std::size_t n) {
+  if (g_dir_fd < 0) return EBADF;
+  const int fd =
+      openat(g_dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return errno;
+  const int err = write_all(fd, data, n);
+  close(fd);
+  return err;
+}
+
+void finish_process(FinishReason reason) {
+  if (g_state.load() != ProcessState::kReady || !is_traced_process() || g_finished.exchange(true)) {
+    return;
+  }
+  const bool in_signal = reason == FinishReason::kSignal;
   const bool write = !g_fork_child_pending.load() && !g_failure_reported.load();
   g_tracing_stopped.store(true);
   fence_all_threads();
-  pthread_mutex_lock(&g_registry_lock);
+  // In a signal handler the interrupted code may hold the registry lock:
+  // try for a while, then go on without it (the process is about to die).
+  bool locked = false;
+  for (int spins = 0; !locked; ++spins) {
+    locked = pthread_mutex_trylock(&g_registry_lock) == 0;
+    if (locked || (in_signal && spins > 20000)) break;
+    if (!in_signal) {
+      pthread_mutex_lock(&g_registry_lock);
+      locked = true;
+      break;
+    }
+    sched_yield();
+  }
   ThreadTrace* self = tls_thread_trace;
+  const bool self_in_hook = current_thread_in_hook();
   for (ThreadTrace* t = g_registry; t != nullptr; t = t->next) {
     // Another thread may be inside a hook: let it leave (bounded wait).
     for (int spins = 0; t != self && t->busy.load(std::memory_order_acquire) != 0; ++spins) {
       if (spins > 100000) break;
       sched_yield();
     }
+    // A thread stopped inside a hook (a fault in the tracer itself) has
+    // half-updated state: leave its file at its last block.
+    if (t == self && self_in_hook) continue;
     if (!t->finished() && write) {
       const int err = t->finish();
       if (err != 0) report_write_failure(err);
@@ -448,11 +490,12 @@ void finish_process() {
     int err = append_function_table();
     if (err == 0) err = g_objects.append_new(g_loadmap_fd);
     if (err == 0) err = seal_function_table();
-    if (err == 0) err = write_load_map(g_dir_fd, "loadmap", true);
+    // dl_iterate_phdr takes the loader's lock: not from a signal handler.
+    if (err == 0 && !in_signal) err = write_load_map(g_dir_fd, "loadmap", true);
     if (err == 0) err = write_process_metadata(realtime_ns());
     if (err != 0) report_write_failure(err);
   }
-  pthread_mutex_unlock(&g_registry_lock);
+  if (locked) pthread_mutex_unlock(&g_registry_lock);
 }
 
 }  // namespace parlot::runtime

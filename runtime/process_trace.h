@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 
 #include "function_ids.h"
 #include "thread_trace.h"
@@ -40,10 +41,29 @@ void report_write_failure(int error);
 /// thread is already doing it, returns at once. Async-signal-safe.
 void flush_process_metadata();
 
+/// Why the process trace ends.
+enum class FinishReason {
+  kExit,    ///< exit(), return from main, _exit(): everything may be used
+  kSignal,  ///< a signal handler: no blocking lock, no dynamic-loader call
+};
+
 /// Ends the trace of the whole process: stops tracing, writes every
 /// thread's pending data and trailer, the function table, the load map and
-/// the final metadata. Runs from the runtime's ELF destructor, after the
-/// program's atexit handlers; idempotent.
-void finish_process();
+/// the final metadata. Runs from the runtime's ELF destructor (after the
+/// program's atexit handlers), from _exit() and from the signal handlers;
+/// idempotent. With kSignal a thread interrupted inside a hook is left as
+/// it is (its file ends at its last block) and locks are only tried.
+void finish_process(FinishReason reason = FinishReason::kExit);
+
+/// True when the calling thread is inside one of the runtime's hooks.
+bool current_thread_in_hook();
+
+/// True when the calling process is the one whose trace this is (false in
+/// a vfork child, which shares the parent's memory).
+bool is_traced_process();
+
+/// Writes `n` bytes at `data` as file `name` in the process directory
+/// (created, or replaced). Returns 0 or an errno. Async-signal-safe.
+int write_process_file(const char* name, const char* data, std::size_t n);
 
 }  // namespace parlot::runtime

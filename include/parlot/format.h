@@ -105,6 +105,9 @@ inline constexpr std::uint32_t kMaxFunctionId = 0x7fffffffu;
 
 /// First line of the process metadata file "process".
 inline constexpr const char* kProcessMagicLine = "parlot-process 1";
+/// First line of the crash record "crash" (written when a fatal signal
+/// arrives).
+inline constexpr const char* kCrashMagicLine = "parlot-crash 1";
 /// First line of the load map file "loadmap".
 inline constexpr const char* kLoadMapMagicLine = "parlot-loadmap 1";
 

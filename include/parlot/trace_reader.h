@@ -33,6 +33,21 @@ class FormatError : public std::runtime_error {
   std::uint64_t offset_;
 };
 
+/// Contents of a process directory's "crash" file: the fatal signal that
+/// ended the process and the faulting thread's stack.
+struct CrashRecord {
+  int signal = 0;
+  std::string name;                   ///< e.g. "SIGSEGV"
+  int code = 0;                       ///< si_code
+  std::uint64_t address = 0;          ///< si_addr: the faulting address, if any
+  std::uint64_t tid = 0;              ///< the thread that received the signal
+  bool in_tracer = false;             ///< the signal arrived inside a Parlot hook
+  std::vector<std::uint64_t> frames;  ///< instruction addresses, innermost first
+};
+
+/// Parses a "crash" file. Throws FormatError.
+CrashRecord read_crash_record(const std::filesystem::path& file);
+
 /// Contents of a process directory's "process" file.
 struct ProcessMetadata {
   std::uint64_t pid = 0;
@@ -129,6 +144,8 @@ struct ProcessTrace {
   LoadMap load_map;
   std::vector<std::uint64_t> function_addresses;  ///< [id-1] -> run-time address
   std::vector<std::filesystem::path> thread_files;
+  /// Present when the process died of a fatal signal.
+  std::optional<CrashRecord> crash;
   /// Problems found while opening (missing function table, ...).
   std::vector<std::string> warnings;
 };

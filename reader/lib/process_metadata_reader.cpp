@@ -48,6 +48,40 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
   return m;
 }
 
+CrashRecord read_crash_record(const std::filesystem::path& file) {
+  const auto lines = detail::read_text_file(file, format::kCrashMagicLine, 1 << 20);
+  CrashRecord c;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto& [offset, text] = lines[i];
+    const std::size_t sp = text.find(' ');
+    if (sp == std::string::npos) throw FormatError(file, offset, "line without a value");
+    const std::string key = text.substr(0, sp);
+    const std::string value = text.substr(sp + 1);
+    const std::uint64_t at = offset + sp + 1;
+    auto number = [&](int base) { return detail::parse_u64(value, base, file, at, key.c_str()); };
+    if (key == "signal") {
+      c.signal = static_cast<int>(number(10) & 0xff);
+    } else if (key == "name") {
+      c.name = detail::unescape(value, file, at);
+    } else if (key == "code") {
+      // si_code may be negative (sent by kill/raise/abort).
+      c.code =
+          value.starts_with('-')
+              ? -static_cast<int>(detail::parse_u64(value.substr(1), 10, file, at, "code") & 0xffff)
+              : static_cast<int>(number(10) & 0xffff);
+    } else if (key == "address") {
+      c.address = number(16);
+    } else if (key == "tid") {
+      c.tid = number(10);
+    } else if (key == "in_tracer") {
+      c.in_tracer = number(10) != 0;
+    } else if (key == "frame") {
+      if (c.frames.size() < 1024) c.frames.push_back(number(16));
+    }
+  }
+  return c;
+}
+
 LoadMap read_load_map(const std::filesystem::path& file) {
   const auto lines = detail::read_text_file(file, format::kLoadMapMagicLine, 64 << 20);
   LoadMap map;

@@ -24,6 +24,7 @@ ProcessTrace open_process(const fs::path& dir) {
                          ": missing (the process did not finish its trace); "
                          "functions show as IDs");
   }
+  if (fs::exists(dir / "crash")) p.crash = read_crash_record(dir / "crash");
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();

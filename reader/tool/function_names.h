@@ -21,6 +21,11 @@ class FunctionNames {
   /// are named "#<id>".
   const SourceLocation& lookup(std::uint32_t id);
 
+  /// Location of a code address of this process (e.g. a crash frame).
+  const SourceLocation& resolve_address(std::uint64_t address) {
+    return symbolizer_.resolve(address);
+  }
+
   /// Name as shown in traces: the function name, with "()" added for plain
   /// names (C, Fortran) so every line reads as a call.
   const std::string& display_name(std::uint32_t id);

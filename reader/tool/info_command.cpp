@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "commands.h"
+#include "function_names.h"
 #include "thread_walk.h"
 
 namespace parlot::tool {
@@ -34,6 +35,10 @@ int run_info(const InfoOptions& o) {
                process.function_addresses.size(),
                m.end_ns ? "duration " + human_duration(static_cast<double>(m.end_ns - m.start_ns))
                         : std::string("did not finish"));
+    if (process.crash) {
+      FunctionNames names(process);
+      fmt::print("{}", describe_crash(*process.crash, names, "  "));
+    }
     fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9} {:>12} {:>10}  {}\n", "thread", "tid",
                "events", "raw bytes", "trace bytes", "ratio", "duration", "kB/s", "notes");
     for (const auto& file : process.thread_files) {

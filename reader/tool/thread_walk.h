@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "parlot/call_stack_tracker.h"
@@ -24,6 +25,14 @@ struct Selection {
 /// thread file; returns 1 if the file is damaged (cut short), else 0.
 int report_damage(const ThreadTraceSummary& summary);
 void report_warnings(const ProcessTrace& process);
+
+class FunctionNames;
+
+/// "crashed: SIGSEGV (signal 11, code 1) at address 0x0 in thread T" and one
+/// line per frame of the faulting thread's stack, each starting with
+/// `prefix`, symbolized with `names`.
+std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
+                           const std::string& prefix);
 
 /// Calls `on_event(const CallEvent&)` for every event of the thread file
 /// `reader`, in order. Throws FormatError on corrupt data.

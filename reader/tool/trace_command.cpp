@@ -118,6 +118,9 @@ int run_trace(const TraceOptions& o) {
       if (!o.selection.selects(reader.summary())) continue;
       if (o.format == "text") {
         print_text_thread(reader, process.function_addresses.size(), names, out);
+        if (process.crash && process.crash->tid == reader.summary().tid) {
+          out.buf().append(describe_crash(*process.crash, names, "# "));
+        }
       } else {
         print_jsonl_thread(reader, process.function_addresses.size(), names, out);
       }

@@ -7,9 +7,15 @@
  *   loop   main -> 200000 x (level1 -> level2 -> level3): a call-dense loop
  *   killed MS  the loop for MS milliseconds, prints its call count, then
  *          kill_self() sends itself SIGKILL
+ *   segv | abort | term | _exit
+ *          main -> die_outer -> die_inner, which dies: a null store,
+ *          abort(), raise(SIGTERM), or _exit(4)
+ *   handler  as segv, but main first installs its own SIGSEGV handler,
+ *          which prints "handled" and calls _exit(7)
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +77,24 @@ NOINLINE void kill_self(void) {
   kill(getpid(), SIGKILL);
 }
 
+static const char* die_how;
+NOINLINE void die_inner(void) {
+  if (strcmp(die_how, "abort") == 0) abort();
+  if (strcmp(die_how, "term") == 0) raise(SIGTERM);
+  if (strcmp(die_how, "_exit") == 0) _exit(4);
+  *(volatile int*)(uintptr_t)sink = 1; /* sink is 0: a null store */
+}
+NOINLINE void die_outer(void) {
+  die_inner();
+}
+
+static void own_segv_handler(int sig) {
+  (void)sig;
+  static const char msg[] = "handled\n";
+  write(1, msg, sizeof msg - 1);
+  _exit(7);
+}
+
 static long elapsed_ms(const struct timespec* t0) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -104,6 +128,16 @@ int main(int argc, char** argv) {
     printf("calls %ld\n", calls);
     fflush(stdout);
     kill_self();
+  } else if (strcmp(mode, "segv") == 0 || strcmp(mode, "abort") == 0 || strcmp(mode, "term") == 0 ||
+             strcmp(mode, "_exit") == 0) {
+    die_how = mode;
+    sink = 0;
+    die_outer();
+  } else if (strcmp(mode, "handler") == 0) {
+    signal(SIGSEGV, own_segv_handler);
+    die_how = "segv";
+    sink = 0;
+    die_outer();
   } else if (strcmp(mode, "loop") == 0) {
     int s = 0;
     for (int i = 0; i < 200000; ++i) s += level1(i);

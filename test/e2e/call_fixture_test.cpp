@@ -201,6 +201,111 @@ TEST_P(CallFixture, SigkillLosesAtMostOneFlushInterval) {
   EXPECT_THAT(t.out, HasSubstr("  level2 -> level3\n"));
 }
 
+// Fatal signals and _exit: the process ends exactly as it would untraced,
+// and the trace is complete: every thread's data, the open frames closed,
+// and for a signal the crash record with the faulting thread's real stack.
+struct Death {
+  const char* mode;
+  int signal;        // the signal the process dies of, or 0
+  int exit_status;   // else its exit status
+  const char* name;  // crash record name, or nullptr
+};
+
+class FixtureDeath : public ::testing::TestWithParam<std::tuple<std::string, Death>> {};
+
+TEST_P(FixtureDeath, TraceIsCompleteAndTheProcessEndsAsUntraced) {
+  const auto& [fixture, death] = GetParam();
+  TempDir dir;
+  const RunResult plain = run({fixture, death.mode});
+  const RunResult r = run_traced({fixture, death.mode}, dir.path());
+  EXPECT_EQ(r.signal, death.signal) << r.err;
+  EXPECT_EQ(plain.signal, death.signal);
+  if (death.signal == 0) {
+    EXPECT_EQ(r.exit_status, death.exit_status);
+    EXPECT_EQ(plain.exit_status, death.exit_status);
+  }
+  EXPECT_EQ(r.out, plain.out);
+
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;  // complete: no file was cut short
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 1u) << t.out;
+  EXPECT_EQ(threads[0],
+            "main() {\n"
+            "  die_outer() {\n"
+            "    die_inner();\n"
+            "  } /* die_outer() */\n"
+            "} /* main() */\n");
+  const auto processes = open_trace_directory(dir.path());
+  ASSERT_EQ(processes.size(), 1u);
+  ThreadEventReader reader(processes[0].thread_files.at(0));
+  ASSERT_TRUE(reader.summary().trailer.has_value());
+  EXPECT_EQ(reader.summary().trailer->closed_at_end, 3u);
+  if (death.name == nullptr) {
+    EXPECT_FALSE(processes[0].crash.has_value());
+    return;
+  }
+  ASSERT_TRUE(processes[0].crash.has_value());
+  const CrashRecord& crash = *processes[0].crash;
+  EXPECT_EQ(crash.name, death.name);
+  EXPECT_EQ(crash.signal, death.signal);
+  EXPECT_FALSE(crash.in_tracer);
+  // The real stack, from the signal context: the functions that were
+  // running, innermost first, then the C library's start-up frames.
+  const RunResult info = parlot_read({"info", dir.path().string()});
+  EXPECT_THAT(info.out, HasSubstr(std::string("crashed: ") + death.name));
+  const std::string stack = info.out.substr(info.out.find("crashed: "));
+  const auto inner = stack.find(" die_inner");
+  const auto outer = stack.find(" die_outer");
+  const auto main_frame = stack.find(" main");
+  EXPECT_NE(inner, std::string::npos) << stack;
+  EXPECT_LT(inner, outer) << stack;
+  EXPECT_LT(outer, main_frame) << stack;
+  EXPECT_THAT(t.out, HasSubstr(std::string("# crashed: ") + death.name));
+}
+
+std::vector<std::tuple<std::string, Death>> deaths() {
+  const Death all[] = {
+      {"segv", SIGSEGV, -1, "SIGSEGV"},
+      {"abort", SIGABRT, -1, "SIGABRT"},
+      {"term", SIGTERM, -1, nullptr},
+      {"_exit", 0, 4, nullptr},
+  };
+  std::vector<std::tuple<std::string, Death>> v;
+  for (const auto& f : fixture_paths()) {
+    for (const auto& d : all) v.emplace_back(f, d);
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Deaths, FixtureDeath, ::testing::ValuesIn(deaths()), [](const auto& info) {
+  std::string mode = std::get<1>(info.param).mode;
+  if (mode[0] == '_') mode = "underscore" + mode;
+  return std::filesystem::path(std::get<0>(info.param)).filename().string() + "_" + mode;
+});
+
+// The program's own SIGSEGV handler, installed after tracing started, runs
+// as it would untraced; it ends the process with _exit, which completes the
+// trace.
+TEST_P(CallFixture, ProgramsOwnSignalHandlerStillRuns) {
+  const RunResult r = run_traced({fixture(), "handler"}, dir.path());
+  EXPECT_EQ(r.exit_status, 7) << r.err;
+  EXPECT_EQ(r.out, "handled\n");
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  // The handler runs nested under the frame the signal interrupted.
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads[0],
+            "main() {\n"
+            "  die_outer() {\n"
+            "    die_inner() {\n"
+            "      own_segv_handler();\n"
+            "    } /* die_inner() */\n"
+            "  } /* die_outer() */\n"
+            "} /* main() */\n");
+}
+
 TEST_P(CallFixture, StatsCountCallsAndEdges) {
   ASSERT_EQ(run_traced({fixture(), "basic"}, dir.path()).exit_status, 0);
   const RunResult s = parlot_read({"stats", dir.path().string()});

@@ -1,0 +1,125 @@
+#include "signal_handlers.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "parlot/format.h"
+#include "process_trace.h"
+#include "raw_io.h"
+
+namespace parlot::runtime {
+namespace {
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr int kTerminationSignals[] = {SIGTERM, SIGINT};
+constexpr int kMaxSignal = 65;
+constexpr int kMaxFrames = 64;
+
+struct sigaction g_previous[kMaxSignal];
+std::atomic<bool> g_installed[kMaxSignal];
+std::atomic<int> g_handling{0};
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    default:
+      return "?";
+  }
+}
+
+// The "crash" file of the process directory (docs/FORMAT.md).
+void write_crash_record(int sig, const siginfo_t* info, void* context) {
+  static char buf[8192];
+  TextBuilder t(buf, sizeof buf);
+  t.str(format::kCrashMagicLine).ch('\n');
+  t.str("signal ").i64(sig).ch('\n');
+  t.str("name ").str(signal_name(sig)).ch('\n');
+  t.str("code ").i64(info != nullptr ? info->si_code : 0).ch('\n');
+  t.str("address ")
+      .hex(info != nullptr ? reinterpret_cast<std::uintptr_t>(info->si_addr) : 0)
+      .ch('\n');
+  t.str("tid ").u64(static_cast<std::uint64_t>(syscall(SYS_gettid))).ch('\n');
+  t.str("in_tracer ").u64(current_thread_in_hook() ? 1 : 0).ch('\n');
+  // The faulting thread's stack, innermost first, from the signal context.
+  unw_cursor_t cursor;
+  if (context != nullptr &&
+      unw_init_local2(&cursor, static_cast<unw_context_t*>(context), UNW_INIT_SIGNAL_FRAME) == 0) {
+    for (int i = 0; i < kMaxFrames; ++i) {
+      unw_word_t ip = 0;
+      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+      t.str("frame ").hex(ip).ch('\n');
+      if (unw_step(&cursor) <= 0) break;
+    }
+  }
+  write_process_file("crash", t.data(), t.size());
+}
+
+// Puts back the disposition the signal had before ours and makes sure the
+// signal is delivered again once this handler returns.
+void resume_original_course(int sig, const siginfo_t* info) {
+  sigaction(sig, &g_previous[sig], nullptr);
+  // A fault raised by an instruction happens again when it re-executes; a
+  // signal sent by kill/raise/abort (si_code <= 0) must be sent again.
+  if (info == nullptr || info->si_code <= 0 || sig == SIGTERM || sig == SIGINT) {
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+  }
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  if (g_handling.exchange(1) == 0) {
+    write_crash_record(sig, info, context);
+    finish_process(FinishReason::kSignal);
+  }
+  resume_original_course(sig, info);
+  errno = saved_errno;
+}
+
+void on_termination_signal(int sig, siginfo_t* info, void*) {
+  if (g_handling.exchange(1) == 0) finish_process(FinishReason::kSignal);
+  resume_original_course(sig, info);
+}
+
+void install(int sig, void (*handler)(int, siginfo_t*, void*), bool only_over_default) {
+  struct sigaction old;
+  if (sigaction(sig, nullptr, &old) != 0) return;
+  const bool is_default = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+  const bool is_ignored = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN;
+  if (is_ignored || (only_over_default && !is_default)) return;
+  g_previous[sig] = old;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(sig, &sa, nullptr) == 0) g_installed[sig].store(true);
+}
+
+}  // namespace
+
+void install_signal_handlers() {
+  for (const int sig : kFatalSignals) install(sig, on_fatal_signal, false);
+  for (const int sig : kTerminationSignals) install(sig, on_termination_signal, true);
+}
+
+}  // namespace parlot::runtime
