@@ -391,11 +391,25 @@ void report_write_failure(int error) {
 }
 
 ThreadTrace* attach_current_thread() {
+  // A hook re-entered on this thread while it attaches (a signal handler)
+  // drops its event.
+  if (tls_state == ThreadState::kAttaching) return nullptr;
   ProcessState s = g_state.load(std::memory_order_acquire);
   if (s != ProcessState::kReady) {
-    if (s != ProcessState::kUninitialised) return nullptr;
-    if (!g_state.compare_exchange_strong(s, ProcessState::kInitialising)) return nullptr;
-    initialise_process();
+    if (s == ProcessState::kOff) return nullptr;
+    if (s == ProcessState::kUninitialised &&
+        g_state.compare_exchange_strong(s, ProcessState::kInitialising)) {
+      tls_state = ThreadState::kAttaching;
+      initialise_process();
+      tls_state = ThreadState::kNone;
+    } else {
+      // Another thread is initialising the process (a few system calls):
+      // wait for it rather than lose this thread's first events.
+      while (g_state.load(std::memory_order_acquire) == ProcessState::kInitialising) {
+        sched_yield();
+      }
+      if (g_state.load(std::memory_order_acquire) != ProcessState::kReady) return nullptr;
+    }
   }
   if (g_tracing_stopped.load() || tls_state != ThreadState::kNone) return nullptr;
   tls_state = ThreadState::kAttaching;  // a hook re-entered from here drops its event

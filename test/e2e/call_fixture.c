@@ -117,15 +117,27 @@ int main(int argc, char** argv) {
   } else if (strcmp(mode, "fork") == 0) {
     printf("child status %d\n", fork_parent_side());
   } else if (strcmp(mode, "killed") == 0) {
+    /* Also reports how many calls were made 100 ms before the end: those
+     * must all be on disk when the process is killed. */
     const long ms = argc > 2 ? atol(argv[2]) : 200;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    long calls = 0;
+    long calls = 0, calls_100ms_before = 0;
+    static long at_ms[1 << 16];
+    long now = 0;
     do {
       for (int i = 0; i < 1000; ++i) level1(i);
       calls += 1000;
-    } while (elapsed_ms(&t0) < ms);
-    printf("calls %ld\n", calls);
+      now = elapsed_ms(&t0);
+      if (now < (1 << 16)) at_ms[now] = calls;
+    } while (now < ms);
+    for (long t = now - 100; t >= 0; --t) {
+      if (at_ms[t] != 0) {
+        calls_100ms_before = at_ms[t];
+        break;
+      }
+    }
+    printf("calls %ld before %ld\n", calls, calls_100ms_before);
     fflush(stdout);
     kill_self();
   } else if (strcmp(mode, "segv") == 0 || strcmp(mode, "abort") == 0 || strcmp(mode, "term") == 0 ||

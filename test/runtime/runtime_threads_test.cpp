@@ -1,0 +1,126 @@
+// The real hooks of libparlotrt driven from several threads at once, in a
+// forked child, the trace then read back in the parent. Run under TSan by
+// scripts/test.sh. The test code calls __cyg_profile_func_enter/exit itself
+// (it is not instrumented), from a real recursion so stack pointers are real.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "parlot/call_stack_tracker.h"
+#include "parlot/trace_reader.h"
+#include "temp_dir.h"
+
+extern "C" void __cyg_profile_func_enter(void* fn, void* call_site);
+extern "C" void __cyg_profile_func_exit(void* fn, void* call_site);
+
+namespace {
+
+// Distinct fake function addresses: IDs are assigned per address; the test
+// never symbolizes them.
+constexpr int kFunctions = 300;
+char g_functions[kFunctions];
+
+std::atomic<bool> g_stop{false};
+
+// One call of fake function `f` with `depth` nested calls below it.
+[[gnu::noinline]] void call(int f, int depth, int width) {
+  void* fn = &g_functions[f % kFunctions];
+  void* site = __builtin_return_address(0);
+  __cyg_profile_func_enter(fn, site);
+  for (int i = 0; depth > 0 && i < width; ++i) call(f * 7 + i + 1, depth - 1, width);
+  __cyg_profile_func_exit(fn, site);
+  asm volatile("" ::: "memory");  // no tail call: keep the frame
+}
+
+// Runs `body` in a child process with PARLOT_DIR=dir and returns its wait status.
+template <class Body>
+int in_child(const std::filesystem::path& dir, Body body) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("PARLOT_DIR", dir.c_str(), 1);
+    body();
+    std::exit(0);  // the runtime's destructor ends the trace
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+struct ThreadSummary {
+  std::uint64_t events = 0;
+  std::uint64_t enters = 0;
+  bool complete = false;
+};
+
+std::vector<ThreadSummary> read_threads(const std::filesystem::path& dir) {
+  std::vector<ThreadSummary> out;
+  for (const auto& process : parlot::open_trace_directory(dir)) {
+    for (const auto& file : process.thread_files) {
+      parlot::ThreadEventReader reader(file);
+      parlot::CallStackTracker tracker(process.function_addresses.size(), file);
+      ThreadSummary s;
+      for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
+        for (const auto id : b) {
+          if (tracker.push(id).kind == parlot::CallEvent::Kind::kEnter) ++s.enters;
+        }
+      }
+      s.events = reader.events_read();
+      s.complete = reader.summary().trailer.has_value() && tracker.open_calls().empty();
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+TEST(RuntimeThreads, ConcurrentThreadsAndFirstSightsGiveCompleteWellNestedTraces) {
+  parlot::test::TempDir dir;
+  constexpr int kThreads = 4, kRounds = 200;
+  const int status = in_child(dir.path(), [] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t] {
+        // Every thread meets the same new functions at the same time.
+        for (int r = 0; r < kRounds; ++r) call(r + t, 3, 3);
+      });
+    }
+    for (auto& th : threads) th.join();
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const auto threads = read_threads(dir.path());
+  ASSERT_EQ(threads.size(), static_cast<std::size_t>(kThreads));
+  for (const auto& s : threads) {
+    EXPECT_TRUE(s.complete);
+    EXPECT_EQ(s.enters, kRounds * (1 + 3 + 9 + 27u));  // 40 calls per round
+    EXPECT_EQ(s.events, 2 * s.enters);
+  }
+}
+
+TEST(RuntimeThreads, ThreadsStillCallingAtExitAreStoppedAndWrittenOut) {
+  parlot::test::TempDir dir;
+  const int status = in_child(dir.path(), [] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([t] {
+        while (!g_stop.load(std::memory_order_relaxed)) call(t, 4, 2);
+      });
+      threads.back().detach();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // exit() with the threads inside hooks: the runtime fences them, waits
+    // for each to leave its hook, and ends every stream.
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const auto threads = read_threads(dir.path());
+  ASSERT_EQ(threads.size(), 3u);
+  for (const auto& s : threads) {
+    EXPECT_TRUE(s.complete);
+    EXPECT_GT(s.enters, 100u);
+  }
+}
+
+}  // namespace
