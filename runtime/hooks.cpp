@@ -2,6 +2,9 @@
 // every function entry and exit. This is the hot path: no locks, no malloc,
 // no syscalls (but when a thread's output buffer fills), no exceptions; one
 // initial-exec TLS load. See docs/DESIGN.md for the event's whole journey.
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -33,6 +36,28 @@ namespace {
   return true;
 }
 
+// After a longjmp or a catch: unwinds the real stack from here (the entry
+// hook of a function called by a live frame) and drops the shadow frames
+// that are gone. Never inlined: libunwind's context is large.
+[[gnu::noinline, gnu::cold]] void resync_with_real_stack(ThreadTrace* t) {
+  t->resync_pending = false;
+  constexpr int kMax = 256;
+  std::uintptr_t return_addresses[kMax];
+  unw_context_t context;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return;
+  // Frame 0: this function; 1: the entry hook; 2: the function entered.
+  // Its caller's frame, 3, holds the first return address that can belong
+  // to a live shadow frame (the function entered is not on the stack yet).
+  int n = 0;
+  for (int frame = 0; n < kMax && unw_step(&cursor) > 0; ++frame) {
+    unw_word_t ip = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0) break;
+    if (frame >= 2) return_addresses[n++] = ip;
+  }
+  t->resync(return_addresses, static_cast<std::size_t>(n));
+}
+
 [[gnu::always_inline]] inline void end_hook(ThreadTrace* t) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t->busy.store(0, std::memory_order_release);
@@ -55,6 +80,8 @@ extern "C" {
     if (t == nullptr) return;
   }
   if (!begin_hook(t)) return;
+  if (t->resync_pending) [[unlikely]]
+    resync_with_real_stack(t);
   const auto f = reinterpret_cast<std::uintptr_t>(fn);
   const std::uint32_t id = g_function_ids.lookup(f);
   if (id != 0) [[likely]] {

@@ -439,6 +439,23 @@ ThreadTrace* attach_current_thread() {
   return t;
 }
 
+IgnoreHooksOnThisThread::IgnoreHooksOnThisThread() {
+  if (ThreadTrace* t = tls_thread_trace) {
+    saved_ = t->busy.exchange(1);  // a busy thread's hooks drop their events
+  } else {
+    saved_ = static_cast<int>(tls_state);
+    tls_state = ThreadState::kAttaching;  // an attaching thread's hooks record nothing
+  }
+}
+
+IgnoreHooksOnThisThread::~IgnoreHooksOnThisThread() {
+  if (ThreadTrace* t = tls_thread_trace) {
+    t->busy.store(saved_);
+  } else {
+    tls_state = static_cast<ThreadState>(saved_);
+  }
+}
+
 bool current_thread_in_hook() {
   const ThreadTrace* t = tls_thread_trace;
   return t != nullptr && t->busy.load(std::memory_order_relaxed) != 0;

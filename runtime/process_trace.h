@@ -55,6 +55,20 @@ enum class FinishReason {
 /// it is (its file ends at its last block) and locks are only tried.
 void finish_process(FinishReason reason = FinishReason::kExit);
 
+/// While alive, hooks called on this thread are ignored: the runtime's own
+/// calls into the C library may reach instrumented code (a program that
+/// replaces malloc), and must not appear in the trace.
+class IgnoreHooksOnThisThread {
+ public:
+  IgnoreHooksOnThisThread();
+  ~IgnoreHooksOnThisThread();
+  IgnoreHooksOnThisThread(const IgnoreHooksOnThisThread&) = delete;
+  IgnoreHooksOnThisThread& operator=(const IgnoreHooksOnThisThread&) = delete;
+
+ private:
+  int saved_;
+};
+
 /// True when the calling thread is inside one of the runtime's hooks.
 bool current_thread_in_hook();
 

@@ -119,6 +119,31 @@ class ShadowStack {
     ++counters_.unmatched_exits;
   }
 
+  /// Pops the frames that are no longer on the real stack, after the stack
+  /// was cut without exit hooks (longjmp, a C++ exception under clang).
+  /// `return_addresses`: the real stack's return addresses, innermost
+  /// first, starting with the return address into the caller of the
+  /// function now being entered. A shadow frame is live when its call site
+  /// is among them; the frames above the topmost live one are dead. If no
+  /// frame among the top `kResyncScan` is found live (the real stack could
+  /// not be unwound), nothing is popped.
+  static constexpr std::size_t kResyncScan = 4096;
+  template <class Emit>
+  std::size_t pop_frames_not_on(const std::uintptr_t* return_addresses, std::size_t n, Emit& emit) {
+    std::size_t live = depth_;  // index + 1 of the topmost live frame
+    const std::size_t lowest = depth_ > kResyncScan ? depth_ - kResyncScan : 0;
+    for (; live > lowest; --live) {
+      const std::uintptr_t site = frames_[live - 1].call_site;
+      bool found = false;
+      for (std::size_t k = 0; k < n && !found; ++k) found = return_addresses[k] == site;
+      if (found) break;
+    }
+    if (live == lowest) return 0;
+    const std::size_t popped = depth_ - live;
+    while (depth_ > live) pop_dead(emit);
+    return popped;
+  }
+
   /// Closes every open frame (thread or process end), innermost first.
   /// Returns how many exits were emitted.
   template <class Emit>

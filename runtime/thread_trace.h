@@ -36,6 +36,13 @@ class ThreadTrace {
     stack_.enter(fn, call_site, sp, id, e);
   }
 
+  /// Drops the shadow frames that are not on the real stack any more (see
+  /// ShadowStack::pop_frames_not_on). Cold: after a longjmp or a catch.
+  void resync(const std::uintptr_t* return_addresses, std::size_t n) {
+    Emitter e{this};
+    stack_.pop_frames_not_on(return_addresses, n, e);
+  }
+
   /// Records the exit of `fn` at stack pointer `sp`; `at_cfa`: the exit
   /// hook was jumped to after the function's epilogue (ShadowStack::exit).
   inline void on_exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
@@ -64,6 +71,10 @@ class ThreadTrace {
   std::atomic<int> busy{0};
   /// Hook calls not recorded because a hook was re-entered (signal handler).
   std::uint64_t dropped_events = 0;
+  /// Set when the thread's stack was cut without exit hooks (longjmp, a
+  /// C++ catch): the next entry hook checks the shadow stack against the
+  /// real one.
+  bool resync_pending = false;
   /// Linked list of live traces, owned by ProcessTrace under its lock.
   ThreadTrace* prev = nullptr;
   ThreadTrace* next = nullptr;

@@ -1,0 +1,76 @@
+// Functions that cut a thread's stack without running exit hooks. The
+// runtime interposes them (whether preloaded or linked) only to mark the
+// thread: its next entry hook compares the shadow stack with the real one
+// (hooks.cpp, resync_with_real_stack). Then the real function runs.
+//  - longjmp, _longjmp, siglongjmp, __longjmp_chk: frames between the jump
+//    and its target are gone;
+//  - __cxa_begin_catch: the frames an exception left are gone; gcc calls
+//    their exit hooks while unwinding, clang does not.
+#include <dlfcn.h>
+#include <setjmp.h>
+
+#include "process_trace.h"
+
+namespace {
+
+using JumpFn = void (*)(void*, int);
+using CatchFn = void* (*)(void*);
+
+JumpFn g_longjmp, g_underscore_longjmp, g_siglongjmp, g_longjmp_chk;
+CatchFn g_begin_catch;
+
+// Resolved before main (and before any jump can happen), not in a hook:
+// dlsym may take the loader's lock.
+[[gnu::constructor(101)]] void resolve_originals() {
+  // dlsym may call malloc, which a program may have replaced and instrumented.
+  parlot::runtime::IgnoreHooksOnThisThread quiet;
+  g_longjmp = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, "longjmp"));
+  g_underscore_longjmp = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, "_longjmp"));
+  g_siglongjmp = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, "siglongjmp"));
+  g_longjmp_chk = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, "__longjmp_chk"));
+  g_begin_catch = reinterpret_cast<CatchFn>(dlsym(RTLD_NEXT, "__cxa_begin_catch"));
+}
+
+inline void mark_stack_cut() {
+  if (parlot::runtime::ThreadTrace* t = parlot::runtime::tls_thread_trace) {
+    t->resync_pending = true;
+  }
+}
+
+[[noreturn]] void jump(JumpFn real, void* env, int value) {
+  mark_stack_cut();
+  real(env, value);
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Interposes longjmp(3): marks the stack cut, then jumps.
+[[gnu::visibility("default"), gnu::no_instrument_function]] void longjmp(jmp_buf env, int value) {
+  jump(g_longjmp, env, value);
+}
+/// Interposes _longjmp(3).
+[[gnu::visibility("default"), gnu::no_instrument_function]] void _longjmp(jmp_buf env, int value) {
+  jump(g_underscore_longjmp, env, value);
+}
+/// Interposes siglongjmp(3).
+[[gnu::visibility("default"), gnu::no_instrument_function]] void siglongjmp(sigjmp_buf env,
+                                                                            int value) {
+  jump(g_siglongjmp, env, value);
+}
+/// Interposes glibc's fortified longjmp (_FORTIFY_SOURCE).
+[[gnu::visibility("default"), gnu::no_instrument_function]] void __longjmp_chk(jmp_buf env,
+                                                                               int value) {
+  jump(g_longjmp_chk, env, value);
+}
+/// Interposes the C++ ABI's __cxa_begin_catch (called at the start of every
+/// catch block, in the catching frame).
+[[gnu::visibility("default"), gnu::no_instrument_function]] void* __cxa_begin_catch(
+    void* exception) noexcept {
+  mark_stack_cut();
+  return g_begin_catch(exception);
+}
+
+}  // extern "C"
