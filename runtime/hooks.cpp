@@ -40,7 +40,7 @@ namespace {
 // hook of a function called by a live frame) and drops the shadow frames
 // that are gone. Never inlined: libunwind's context is large.
 [[gnu::noinline, gnu::cold]] void resync_with_real_stack(ThreadTrace* t) {
-  t->resync_pending = false;
+  t->resync_pending.store(false, std::memory_order_relaxed);
   constexpr int kMax = 256;
   std::uintptr_t return_addresses[kMax];
   unw_context_t context;

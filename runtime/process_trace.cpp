@@ -456,6 +456,14 @@ IgnoreHooksOnThisThread::~IgnoreHooksOnThisThread() {
   }
 }
 
+void mark_stack_cut_of(pthread_t thread) {
+  pthread_mutex_lock(&g_registry_lock);
+  for (ThreadTrace* t = g_registry; t != nullptr; t = t->next) {
+    if (pthread_equal(t->thread, thread)) t->resync_pending.store(true, std::memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&g_registry_lock);
+}
+
 bool current_thread_in_hook() {
   const ThreadTrace* t = tls_thread_trace;
   return t != nullptr && t->busy.load(std::memory_order_relaxed) != 0;

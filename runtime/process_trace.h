@@ -5,6 +5,8 @@
 // reads `g_tracing_stopped`, `g_function_ids` and the thread's own trace.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstddef>
 
@@ -68,6 +70,10 @@ class IgnoreHooksOnThisThread {
  private:
   int saved_;
 };
+
+/// Marks the trace of thread `thread` for a resync with its real stack at
+/// its next entry hook (pthread_cancel: the thread's stack will be cut).
+void mark_stack_cut_of(pthread_t thread);
 
 /// True when the calling thread is inside one of the runtime's hooks.
 bool current_thread_in_hook();

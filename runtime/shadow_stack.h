@@ -55,6 +55,14 @@ class ShadowStack {
  public:
   ShadowStack(ShadowFrame* storage, std::size_t capacity) : frames_(storage), capacity_(capacity) {}
 
+  /// The thread's own stack, [lo, hi). Stack pointers outside it belong to
+  /// a signal handler on an alternate stack or to a coroutine: comparing
+  /// them with the thread stack's says nothing about nesting.
+  void set_thread_stack(std::uintptr_t lo, std::uintptr_t hi) {
+    stack_lo_ = lo;
+    stack_hi_ = hi;
+  }
+
   std::size_t depth() const { return depth_; }
   std::size_t max_depth() const { return max_depth_; }
   const ShadowFrame& frame(std::size_t i) const { return frames_[i]; }
@@ -68,8 +76,18 @@ class ShadowStack {
                     std::uint32_t id, Emit& emit) {
     while (depth_ != 0) {
       const ShadowFrame& top = frames_[depth_ - 1];
-      if (top.sp > sp) break;
-      if (top.sp == sp && top.call_site == call_site && top.function != fn) break;
+      if (top.sp > sp) {
+        // Below the top: nested, unless the top is on another stack and
+        // this call is back on the thread's own (the other stack was left
+        // without exits, e.g. a coroutine switch).
+        if (!on_thread_stack(sp) || on_thread_stack(top.sp)) break;
+      } else {
+        // Above the top: the top is dead, unless this call runs on another
+        // stack (a handler on an alternate signal stack) and the top on the
+        // thread's own.
+        if (!on_thread_stack(sp) && on_thread_stack(top.sp)) break;
+        if (top.sp == sp && top.call_site == call_site && top.function != fn) break;
+      }
       pop_dead(emit);
     }
     if (depth_ == capacity_) [[unlikely]] {
@@ -109,13 +127,16 @@ class ShadowStack {
           return;
         }
       }
-      // Frames further down belong to callers: they lie above `sp` as well.
-      if (f.sp > sp) break;
+      // Frames further down belong to callers: they lie above `sp` as well
+      // (if on the same stack).
+      if (f.sp > sp && same_stack(f.sp, sp)) break;
       --i;
     }
     // The exiting function's entry was never recorded: whatever lies below
-    // `sp` belongs to its callees (or to itself), which are gone.
-    while (depth_ != 0 && frames_[depth_ - 1].sp < sp) pop_dead(emit);
+    // `sp` on its stack belongs to its callees (or to itself), which are gone.
+    while (depth_ != 0 && frames_[depth_ - 1].sp < sp && same_stack(frames_[depth_ - 1].sp, sp)) {
+      pop_dead(emit);
+    }
     ++counters_.unmatched_exits;
   }
 
@@ -157,6 +178,11 @@ class ShadowStack {
   }
 
  private:
+  bool on_thread_stack(std::uintptr_t sp) const { return sp >= stack_lo_ && sp < stack_hi_; }
+  bool same_stack(std::uintptr_t a, std::uintptr_t b) const {
+    return on_thread_stack(a) == on_thread_stack(b);
+  }
+
   template <class Emit>
   inline void pop_dead(Emit& emit) {
     --depth_;
@@ -168,6 +194,8 @@ class ShadowStack {
   std::size_t capacity_;
   std::size_t depth_ = 0;
   std::size_t max_depth_ = 0;
+  std::uintptr_t stack_lo_ = 0;
+  std::uintptr_t stack_hi_ = ~std::uintptr_t{0};  // unknown: every address
   ShadowStackCounters counters_;
 };
 

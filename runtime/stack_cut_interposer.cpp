@@ -5,8 +5,12 @@
 //  - longjmp, _longjmp, siglongjmp, __longjmp_chk: frames between the jump
 //    and its target are gone;
 //  - __cxa_begin_catch: the frames an exception left are gone; gcc calls
-//    their exit hooks while unwinding, clang does not.
+//    their exit hooks while unwinding, clang does not;
+//  - pthread_exit, pthread_cancel (of the target thread): glibc unwinds the
+//    thread to run its cleanup handlers, for C code with an internal
+//    longjmp to the frame that pushed each handler.
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 
 #include "process_trace.h"
@@ -15,9 +19,13 @@ namespace {
 
 using JumpFn = void (*)(void*, int);
 using CatchFn = void* (*)(void*);
+using ThreadExitFn = void (*)(void*);
+using CancelFn = int (*)(pthread_t);
 
 JumpFn g_longjmp, g_underscore_longjmp, g_siglongjmp, g_longjmp_chk;
 CatchFn g_begin_catch;
+ThreadExitFn g_pthread_exit;
+CancelFn g_pthread_cancel;
 
 // Resolved before main (and before any jump can happen), not in a hook:
 // dlsym may take the loader's lock.
@@ -29,11 +37,13 @@ CatchFn g_begin_catch;
   g_siglongjmp = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, "siglongjmp"));
   g_longjmp_chk = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, "__longjmp_chk"));
   g_begin_catch = reinterpret_cast<CatchFn>(dlsym(RTLD_NEXT, "__cxa_begin_catch"));
+  g_pthread_exit = reinterpret_cast<ThreadExitFn>(dlsym(RTLD_NEXT, "pthread_exit"));
+  g_pthread_cancel = reinterpret_cast<CancelFn>(dlsym(RTLD_NEXT, "pthread_cancel"));
 }
 
 inline void mark_stack_cut() {
   if (parlot::runtime::ThreadTrace* t = parlot::runtime::tls_thread_trace) {
-    t->resync_pending = true;
+    t->resync_pending.store(true, std::memory_order_relaxed);
   }
 }
 
@@ -71,6 +81,19 @@ extern "C" {
     void* exception) noexcept {
   mark_stack_cut();
   return g_begin_catch(exception);
+}
+
+/// Interposes pthread_exit(3).
+[[gnu::visibility("default"), gnu::no_instrument_function]] void pthread_exit(void* result) {
+  mark_stack_cut();
+  g_pthread_exit(result);
+  __builtin_unreachable();
+}
+
+/// Interposes pthread_cancel(3): marks the target thread.
+[[gnu::visibility("default"), gnu::no_instrument_function]] int pthread_cancel(pthread_t thread) {
+  parlot::runtime::mark_stack_cut_of(thread);
+  return g_pthread_cancel(thread);
 }
 
 }  // extern "C"

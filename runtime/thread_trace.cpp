@@ -1,6 +1,7 @@
 #include "thread_trace.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -62,6 +63,17 @@ ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool co
   t->frames_ = static_cast<ShadowFrame*>(frames);
   t->frames_bytes_ = frames_bytes;
   t->stack_ = ShadowStack(t->frames_, max_depth);
+  // The thread's own stack (for handlers on alternate stacks, coroutines).
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* lo = nullptr;
+    std::size_t size = 0;
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0 && size != 0) {
+      const auto base = reinterpret_cast<std::uintptr_t>(lo);
+      t->stack_.set_thread_stack(base, base + size);
+    }
+    pthread_attr_destroy(&attr);
+  }
   t->compress_ = compress;
   t->flush_interval_ns_ = flush_interval_ns;
   t->reset_stream();
@@ -107,6 +119,7 @@ void ThreadTrace::flush_if_due() {
 
 int ThreadTrace::open_file(int dir_fd, std::uint64_t thread_index) {
   tid_ = static_cast<std::uint64_t>(syscall(SYS_gettid));
+  thread = pthread_self();
   pid_ = static_cast<std::uint64_t>(getpid());
   char name[96];
   TextBuilder n(name, sizeof name);

@@ -4,6 +4,8 @@
 // its own thread, except at process end (see process_trace.h).
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -74,7 +76,10 @@ class ThreadTrace {
   /// Set when the thread's stack was cut without exit hooks (longjmp, a
   /// C++ catch): the next entry hook checks the shadow stack against the
   /// real one.
-  bool resync_pending = false;
+  /// Atomic: pthread_cancel sets it from another thread.
+  std::atomic<bool> resync_pending{false};
+  /// The thread's pthread handle (for pthread_cancel).
+  pthread_t thread{};
   /// Linked list of live traces, owned by ProcessTrace under its lock.
   ThreadTrace* prev = nullptr;
   ThreadTrace* next = nullptr;

@@ -1,0 +1,126 @@
+// The exec family replaces the process image: the runtime's end-of-process
+// work would never run and the pre-exec image's buffered events would be
+// lost. The runtime interposes the exec functions (whether preloaded or
+// linked): finish the trace, then exec. If the exec fails the program goes
+// on untraced (the trace has ended). A vfork child, which shares its
+// parent's memory, leaves the parent's trace alone.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+
+#include "process_trace.h"
+
+namespace {
+
+using ExecveFn = int (*)(const char*, char* const[], char* const[]);
+using ExecvFn = int (*)(const char*, char* const[]);
+using FexecveFn = int (*)(int, char* const[], char* const[]);
+
+ExecveFn g_execve, g_execvpe;
+ExecvFn g_execv, g_execvp;
+FexecveFn g_fexecve;
+
+[[gnu::constructor(101)]] void resolve_exec_functions() {
+  parlot::runtime::IgnoreHooksOnThisThread quiet;  // dlsym may call malloc
+  g_execve = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve"));
+  g_execvpe = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execvpe"));
+  g_execv = reinterpret_cast<ExecvFn>(dlsym(RTLD_NEXT, "execv"));
+  g_execvp = reinterpret_cast<ExecvFn>(dlsym(RTLD_NEXT, "execvp"));
+  g_fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
+}
+
+void end_trace_before_exec() {
+  if (parlot::runtime::is_traced_process()) parlot::runtime::finish_process();
+}
+
+// Collects the variadic arguments of execl/execlp/execle (up to the NULL).
+constexpr int kMaxArgs = 4096;
+
+}  // namespace
+
+extern "C" {
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execve(const char* path,
+                                                                       char* const argv[],
+                                                                       char* const envp[]) {
+  end_trace_before_exec();
+  return g_execve(path, argv, envp);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execvpe(const char* file,
+                                                                        char* const argv[],
+                                                                        char* const envp[]) {
+  end_trace_before_exec();
+  return g_execvpe(file, argv, envp);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execv(const char* path,
+                                                                      char* const argv[]) {
+  end_trace_before_exec();
+  return g_execv(path, argv);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execvp(const char* file,
+                                                                       char* const argv[]) {
+  end_trace_before_exec();
+  return g_execvp(file, argv);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int fexecve(int fd, char* const argv[],
+                                                                        char* const envp[]) {
+  end_trace_before_exec();
+  return g_fexecve(fd, argv, envp);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execl(const char* path,
+                                                                      const char* arg, ...) {
+  char* argv[kMaxArgs];
+  int n = 0;
+  argv[n++] = const_cast<char*>(arg);
+  va_list ap;
+  va_start(ap, arg);
+  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
+  va_end(ap);
+  if (argv[n - 1] != nullptr) {
+    errno = E2BIG;
+    return -1;
+  }
+  return execv(path, argv);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execlp(const char* file,
+                                                                       const char* arg, ...) {
+  char* argv[kMaxArgs];
+  int n = 0;
+  argv[n++] = const_cast<char*>(arg);
+  va_list ap;
+  va_start(ap, arg);
+  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
+  va_end(ap);
+  if (argv[n - 1] != nullptr) {
+    errno = E2BIG;
+    return -1;
+  }
+  return execvp(file, argv);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execle(const char* path,
+                                                                       const char* arg, ...) {
+  char* argv[kMaxArgs];
+  int n = 0;
+  argv[n++] = const_cast<char*>(arg);
+  va_list ap;
+  va_start(ap, arg);
+  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  if (argv[n - 1] != nullptr) {
+    errno = E2BIG;
+    return -1;
+  }
+  return execve(path, argv, envp);
+}
+
+}  // extern "C"
