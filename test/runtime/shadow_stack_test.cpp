@@ -201,6 +201,50 @@ TEST_F(ShadowStackTest, CloseAllEmitsOneExitPerOpenFrame) {
   EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 0, 0, 0));
 }
 
+// A signal handler on an alternate stack above the thread's stack: its
+// frames nest under the interrupted frame instead of closing every frame.
+TEST_F(ShadowStackTest, HandlerOnAnAlternateStackAboveNests) {
+  stack.set_thread_stack(500, 2000);
+  enter(1, 1000);
+  enter(2, 900);
+  enter(7, 5000);  // the handler, on an alternate stack at 4096..8192
+  enter(8, 4900);
+  exit(8, 4900);
+  exit(7, 5000);
+  enter(3, 800);  // back on the thread stack, called by 2
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 7, 8, 0, 0, 3));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+}
+
+// Leaving another stack without exits (a coroutine switched away): the
+// next call on the thread's stack closes the frames left there.
+TEST_F(ShadowStackTest, FramesOnAnotherStackLeftWithoutExitsAreClosed) {
+  stack.set_thread_stack(500, 2000);
+  enter(1, 1000);
+  enter(5, 300);  // a coroutine on a stack below the thread's
+  enter(6, 250);
+  enter(3, 900);  // main context again, called by 1
+  EXPECT_THAT(out.events, ElementsAre(1, 5, 6, 0, 0, 3));
+  EXPECT_EQ(stack.counters().corrected_exits, 2u);
+}
+
+// After a longjmp: the frames whose call sites are no longer on the real
+// stack are popped; the topmost one still there and those below stay.
+TEST_F(ShadowStackTest, ResyncPopsFramesAbsentFromTheRealStack) {
+  enter(1, 1000, 0x11);
+  enter(2, 900, 0x22);
+  enter(3, 800, 0x33);
+  enter(4, 700, 0x44);
+  const std::uintptr_t live[] = {0x500, 0x22, 0x11, 0x600};
+  EXPECT_EQ(stack.pop_frames_not_on(live, 4, out), 2u);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 3, 4, 0, 0));
+  EXPECT_EQ(stack.depth(), 2u);
+  // An unwind that found nothing known pops nothing.
+  const std::uintptr_t unknown[] = {0x999};
+  EXPECT_EQ(stack.pop_frames_not_on(unknown, 1, out), 0u);
+  EXPECT_EQ(stack.depth(), 2u);
+}
+
 TEST(ShadowStackCapacity, FullStackDropsTheEntryAndItsExit) {
   std::vector<ShadowFrame> storage(2);
   ShadowStack stack(storage.data(), storage.size());
