@@ -61,6 +61,7 @@ class ShadowStack {
   void set_thread_stack(std::uintptr_t lo, std::uintptr_t hi) {
     stack_lo_ = lo;
     stack_hi_ = hi;
+    stack_size_ = hi - lo;
   }
 
   std::size_t depth() const { return depth_; }
@@ -72,32 +73,20 @@ class ShadowStack {
   /// emits the entry. Returns false (and emits
   /// nothing for this function) if the stack is full.
   template <class Emit>
-  inline bool enter(std::uintptr_t fn, std::uintptr_t call_site, std::uintptr_t sp,
-                    std::uint32_t id, Emit& emit) {
-    while (depth_ != 0) {
-      const ShadowFrame& top = frames_[depth_ - 1];
-      if (top.sp > sp) {
-        // Below the top: nested, unless the top is on another stack and
-        // this call is back on the thread's own (the other stack was left
-        // without exits, e.g. a coroutine switch).
-        if (!on_thread_stack(sp) || on_thread_stack(top.sp)) break;
-      } else {
-        // Above the top: the top is dead, unless this call runs on another
-        // stack (a handler on an alternate signal stack) and the top on the
-        // thread's own.
-        if (!on_thread_stack(sp) && on_thread_stack(top.sp)) break;
-        if (top.sp == sp && top.call_site == call_site && top.function != fn) break;
+  [[gnu::always_inline]] inline bool enter(std::uintptr_t fn, std::uintptr_t call_site,
+                                           std::uintptr_t sp, std::uint32_t id, Emit& emit) {
+    // Fast path: the top frame lies above, and both are on the thread's own
+    // stack: a plain nested call.
+    if (depth_ == 0 || (frames_[depth_ - 1].sp > sp && sp - stack_lo_ < stack_size_ &&
+                        frames_[depth_ - 1].sp - stack_lo_ < stack_size_)) [[likely]] {
+      if (depth_ == capacity_) [[unlikely]] {
+        ++counters_.overflowed;
+        return false;
       }
-      pop_dead(emit);
+      push(fn, call_site, sp, id, emit);
+      return true;
     }
-    if (depth_ == capacity_) [[unlikely]] {
-      ++counters_.overflowed;
-      return false;
-    }
-    frames_[depth_++] = ShadowFrame{sp, fn, call_site};
-    if (depth_ > max_depth_) max_depth_ = depth_;
-    emit.emit_enter(id);
-    return true;
+    return enter_slow(fn, call_site, sp, id, emit);
   }
 
   /// Exit hook of `fn` at stack pointer `sp`: finds the exiting frame, pops
@@ -114,30 +103,19 @@ class ShadowStack {
   ///  - jumped:  the topmost frame of `fn` with frame.sp < sp whose caller's
   ///             frame.sp >= sp.
   template <class Emit>
-  inline void exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
-    std::size_t i = depth_;
-    while (i != 0) {
-      const ShadowFrame& f = frames_[i - 1];
-      if (f.function == fn) {
-        const bool match = at_cfa ? f.sp < sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
-        if (match) [[likely]] {
-          while (depth_ > i) pop_dead(emit);
-          --depth_;
-          emit.emit_exit();
-          return;
-        }
+  [[gnu::always_inline]] inline void exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa,
+                                          Emit& emit) {
+    // Fast path: the top frame is the one leaving.
+    if (depth_ != 0) {
+      const ShadowFrame& f = frames_[depth_ - 1];
+      if (f.function == fn && (at_cfa ? f.sp < sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
+                                      : f.sp >= sp)) [[likely]] {
+        --depth_;
+        emit.emit_exit();
+        return;
       }
-      // Frames further down belong to callers: they lie above `sp` as well
-      // (if on the same stack).
-      if (f.sp > sp && same_stack(f.sp, sp)) break;
-      --i;
     }
-    // The exiting function's entry was never recorded: whatever lies below
-    // `sp` on its stack belongs to its callees (or to itself), which are gone.
-    while (depth_ != 0 && frames_[depth_ - 1].sp < sp && same_stack(frames_[depth_ - 1].sp, sp)) {
-      pop_dead(emit);
-    }
-    ++counters_.unmatched_exits;
+    exit_slow(fn, sp, at_cfa, emit);
   }
 
   /// Pops the frames that are no longer on the real stack, after the stack
@@ -178,6 +156,68 @@ class ShadowStack {
   }
 
  private:
+  template <class Emit>
+  [[gnu::noinline]] bool enter_slow(std::uintptr_t fn, std::uintptr_t call_site, std::uintptr_t sp,
+                                    std::uint32_t id, Emit& emit) {
+    while (depth_ != 0) {
+      const ShadowFrame& top = frames_[depth_ - 1];
+      if (top.sp > sp) {
+        // Below the top: nested, unless the top is on another stack and
+        // this call is back on the thread's own (the other stack was left
+        // without exits, e.g. a coroutine switch).
+        if (!on_thread_stack(sp) || on_thread_stack(top.sp)) break;
+      } else {
+        // Above the top: the top is dead, unless this call runs on another
+        // stack (a handler on an alternate signal stack) and the top on the
+        // thread's own.
+        if (!on_thread_stack(sp) && on_thread_stack(top.sp)) break;
+        if (top.sp == sp && top.call_site == call_site && top.function != fn) break;
+      }
+      pop_dead(emit);
+    }
+    if (depth_ == capacity_) [[unlikely]] {
+      ++counters_.overflowed;
+      return false;
+    }
+    push(fn, call_site, sp, id, emit);
+    return true;
+  }
+
+  template <class Emit>
+  [[gnu::noinline]] void exit_slow(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
+    std::size_t i = depth_;
+    while (i != 0) {
+      const ShadowFrame& f = frames_[i - 1];
+      if (f.function == fn) {
+        const bool match = at_cfa ? f.sp < sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
+        if (match) [[likely]] {
+          while (depth_ > i) pop_dead(emit);
+          --depth_;
+          emit.emit_exit();
+          return;
+        }
+      }
+      // Frames further down belong to callers: they lie above `sp` as well
+      // (if on the same stack).
+      if (f.sp > sp && same_stack(f.sp, sp)) break;
+      --i;
+    }
+    // The exiting function's entry was never recorded: whatever lies below
+    // `sp` on its stack belongs to its callees (or to itself), which are gone.
+    while (depth_ != 0 && frames_[depth_ - 1].sp < sp && same_stack(frames_[depth_ - 1].sp, sp)) {
+      pop_dead(emit);
+    }
+    ++counters_.unmatched_exits;
+  }
+
+  template <class Emit>
+  [[gnu::always_inline]] inline void push(std::uintptr_t fn, std::uintptr_t call_site,
+                                          std::uintptr_t sp, std::uint32_t id, Emit& emit) {
+    frames_[depth_++] = ShadowFrame{sp, fn, call_site};
+    if (depth_ > max_depth_) max_depth_ = depth_;
+    emit.emit_enter(id);
+  }
+
   bool on_thread_stack(std::uintptr_t sp) const { return sp >= stack_lo_ && sp < stack_hi_; }
   bool same_stack(std::uintptr_t a, std::uintptr_t b) const {
     return on_thread_stack(a) == on_thread_stack(b);
@@ -196,6 +236,7 @@ class ShadowStack {
   std::size_t max_depth_ = 0;
   std::uintptr_t stack_lo_ = 0;
   std::uintptr_t stack_hi_ = ~std::uintptr_t{0};  // unknown: every address
+  std::uintptr_t stack_size_ = ~std::uintptr_t{0};
   ShadowStackCounters counters_;
 };
 

@@ -86,7 +86,7 @@ LoadMap read_load_map(const std::filesystem::path& file) {
   const auto lines = detail::read_text_file(file, format::kLoadMapMagicLine, 64 << 20);
   LoadMap map;
   // The runtime writes the map at start and at end: keep each object once.
-  std::set<std::tuple<std::uint64_t, std::uint64_t, std::string, std::string>> seen;
+  std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::string, std::string>> seen;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto& [offset, text] = lines[i];
     // start end bias build-id path (the path may contain spaces)
@@ -108,7 +108,7 @@ LoadMap read_load_map(const std::filesystem::path& file) {
     if (o.build_id == "-") o.build_id.clear();
     o.path = detail::unescape(text.substr(fields[3] + 1), file, offset + fields[3] + 1);
     if (o.end <= o.start) throw FormatError(file, offset, "empty address range");
-    if (seen.insert(std::tie(o.start, o.end, o.build_id, o.path)).second) {
+    if (seen.insert(std::tie(o.start, o.end, o.load_bias, o.build_id, o.path)).second) {
       map.push_back(std::move(o));
     }
   }
