@@ -1,5 +1,7 @@
 #include "raw_io.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,7 +9,30 @@
 
 namespace parlot::runtime {
 
+int write_all_unguarded(int fd, const void* data, std::size_t n);
+
 int write_all(int fd, const void* data, std::size_t n) {
+  // A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action would
+  // kill the program for the tracer's sake: block it around the write and
+  // consume the one this write raised (the write fails with EFBIG).
+  sigset_t xfsz, saved;
+  sigemptyset(&xfsz);
+  sigaddset(&xfsz, SIGXFSZ);
+  sigset_t pending;
+  sigemptyset(&pending);
+  pthread_sigmask(SIG_BLOCK, &xfsz, &saved);
+  sigpending(&pending);
+  const bool already_pending = sigismember(&pending, SIGXFSZ) == 1;
+  const int err = write_all_unguarded(fd, data, n);
+  if (err == EFBIG && !already_pending) {
+    const timespec zero{0, 0};
+    sigtimedwait(&xfsz, nullptr, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  return err;
+}
+
+int write_all_unguarded(int fd, const void* data, std::size_t n) {
   const auto* p = static_cast<const char*>(data);
   while (n != 0) {
     const ssize_t w = ::write(fd, p, n);

@@ -6,8 +6,9 @@
 
 namespace parlot::runtime {
 
-/// Writes all `n` bytes, retrying on EINTR and short writes.
-/// Returns 0 on success, else the errno of the failing write.
+/// Writes all `n` bytes, retrying on EINTR and short writes. SIGXFSZ is
+/// blocked meanwhile (a file over RLIMIT_FSIZE gives EFBIG, not a dead
+/// program). Returns 0 on success, else the errno of the failing write.
 int write_all(int fd, const void* data, std::size_t n);
 
 /// A line or small file built in a fixed buffer. Appends past the capacity

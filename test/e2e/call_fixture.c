@@ -10,6 +10,7 @@
  *   segv | abort | term | _exit
  *          main -> die_outer -> die_inner, which dies: a null store,
  *          abort(), raise(SIGTERM), or _exit(4)
+ *   slow   30 x (level1, then 10 ms asleep): time to tamper with the directory
  *   handler  as segv, but main first installs its own SIGSEGV handler,
  *          which prints "handled" and calls _exit(7)
  */
@@ -150,6 +151,13 @@ int main(int argc, char** argv) {
     die_how = "segv";
     sink = 0;
     die_outer();
+  } else if (strcmp(mode, "slow") == 0) {
+    int s = 0;
+    for (int i = 0; i < 30; ++i) {
+      for (int k = 0; k < 20000; ++k) s += level1(k);
+      usleep(10000);
+    }
+    printf("slow %d\n", s);
   } else if (strcmp(mode, "loop") == 0) {
     int s = 0;
     for (int i = 0; i < 200000; ++i) s += level1(i);

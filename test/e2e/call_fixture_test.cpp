@@ -307,6 +307,37 @@ TEST_P(CallFixture, ProgramsOwnSignalHandlerStillRuns) {
             "} /* main() */\n");
 }
 
+// Disk full, as a file-size limit: the trace's write fails with EFBIG (no
+// SIGXFSZ kills the program), one line says so, tracing stops, and the
+// program runs on with its output and exit status unchanged.
+TEST_P(CallFixture, FileSizeLimitStopsTracingNotTheProgram) {
+  const RunResult plain = run({fixture(), "loop"});
+  const RunResult r = run_traced({"sh", "-c", "ulimit -f 16 && exec \"$0\" loop", fixture()},
+                                 dir.path(), {"PARLOT_COMPRESS=0", "PARLOT_BUFFER_KB=4"});
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_THAT(r.err, HasSubstr("parlot: cannot write the trace in"));
+  EXPECT_THAT(r.err, HasSubstr("File too large"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // What was written before the limit stays readable.
+  const RunResult info = parlot_read({"info", dir.path().string()});
+  EXPECT_NE(info.signal, SIGSEGV);
+}
+
+// The trace directory deleted while the program runs: one line, the program
+// unaffected.
+TEST_P(CallFixture, DirectoryDeletedMidRunLeavesTheProgramAlone) {
+  const RunResult plain = run({fixture(), "slow"});
+  const RunResult r = run_traced({"sh", "-c", "\"$0\" slow & sleep 0.1; rm -rf \"$1\"; wait $!",
+                                  fixture(), dir.path().string()},
+                                 dir.path());
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_THAT(r.err, HasSubstr("parlot: cannot write the trace in"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 TEST_P(CallFixture, StatsCountCallsAndEdges) {
   ASSERT_EQ(run_traced({fixture(), "basic"}, dir.path()).exit_status, 0);
   const RunResult s = parlot_read({"stats", dir.path().string()});
