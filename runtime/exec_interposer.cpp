@@ -35,8 +35,18 @@ void end_trace_before_exec() {
   if (parlot::runtime::is_traced_process()) parlot::runtime::finish_process();
 }
 
-// Collects the variadic arguments of execl/execlp/execle (up to the NULL).
+// Collects the variadic arguments of execl/execlp/execle after `first`,
+// up to and including the terminating NULL, into `argv` (kMaxArgs room).
+// Returns false (errno E2BIG) when there are more.
 constexpr int kMaxArgs = 4096;
+bool collect_args(const char* first, va_list& ap, char** argv) {
+  int n = 0;
+  argv[n++] = const_cast<char*>(first);
+  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
+  if (argv[n - 1] == nullptr) return true;
+  errno = E2BIG;
+  return false;
+}
 
 }  // namespace
 
@@ -77,50 +87,32 @@ extern "C" {
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execl(const char* path,
                                                                       const char* arg, ...) {
   char* argv[kMaxArgs];
-  int n = 0;
-  argv[n++] = const_cast<char*>(arg);
   va_list ap;
   va_start(ap, arg);
-  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
+  const bool ok = collect_args(arg, ap, argv);
   va_end(ap);
-  if (argv[n - 1] != nullptr) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execv(path, argv);
+  return ok ? execv(path, argv) : -1;
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execlp(const char* file,
                                                                        const char* arg, ...) {
   char* argv[kMaxArgs];
-  int n = 0;
-  argv[n++] = const_cast<char*>(arg);
   va_list ap;
   va_start(ap, arg);
-  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
+  const bool ok = collect_args(arg, ap, argv);
   va_end(ap);
-  if (argv[n - 1] != nullptr) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execvp(file, argv);
+  return ok ? execvp(file, argv) : -1;
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execle(const char* path,
                                                                        const char* arg, ...) {
   char* argv[kMaxArgs];
-  int n = 0;
-  argv[n++] = const_cast<char*>(arg);
   va_list ap;
   va_start(ap, arg);
-  while (argv[n - 1] != nullptr && n < kMaxArgs) argv[n++] = va_arg(ap, char*);
-  char* const* envp = va_arg(ap, char* const*);
+  const bool ok = collect_args(arg, ap, argv);
+  char* const* envp = ok ? va_arg(ap, char* const*) : nullptr;
   va_end(ap);
-  if (argv[n - 1] != nullptr) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execve(path, argv, envp);
+  return ok ? execve(path, argv, envp) : -1;
 }
 
 }  // extern "C"

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "build_id.h"
 #include "parlot/format.h"
 #include "raw_io.h"
 
@@ -22,26 +23,14 @@ struct Context {
 
 // Appends the GNU build ID found in the object's PT_NOTE segments as hex.
 void append_build_id(const dl_phdr_info* info, TextBuilder& line) {
+  char hex[128];
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_NOTE) continue;
-    const auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
-    const unsigned char* end = p + ph.p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      ElfW(Nhdr) nh;
-      std::memcpy(&nh, p, sizeof nh);
-      const unsigned char* name = p + sizeof nh;
-      const unsigned char* desc = name + ((nh.n_namesz + 3) & ~3u);
-      const unsigned char* next = desc + ((nh.n_descsz + 3) & ~3u);
-      if (next > end) break;
-      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-        static const char kHex[] = "0123456789abcdef";
-        for (unsigned k = 0; k < nh.n_descsz; ++k) {
-          line.ch(kHex[desc[k] >> 4]).ch(kHex[desc[k] & 15]);
-        }
-        return;
-      }
-      p = next;
+    const auto* notes = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+    if (find_gnu_build_id(notes, ph.p_memsz, hex, sizeof hex)) {
+      line.str(hex);
+      return;
     }
   }
   line.ch('-');

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "build_id.h"
 #include "raw_io.h"
 
 namespace parlot::runtime {
@@ -23,27 +24,8 @@ void read_build_id(std::uintptr_t base, std::uintptr_t bias, char* out, std::siz
   const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(base + eh->e_phoff);
   for (int i = 0; i < eh->e_phnum; ++i) {
     if (ph[i].p_type != PT_NOTE) continue;
-    const auto* p = reinterpret_cast<const unsigned char*>(bias + ph[i].p_vaddr);
-    const unsigned char* end = p + ph[i].p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      ElfW(Nhdr) nh;
-      std::memcpy(&nh, p, sizeof nh);
-      const unsigned char* name = p + sizeof nh;
-      const unsigned char* desc = name + ((nh.n_namesz + 3) & ~3u);
-      const unsigned char* next = desc + ((nh.n_descsz + 3) & ~3u);
-      if (next > end) break;
-      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
-          2 * nh.n_descsz + 1 <= cap) {
-        static const char kHex[] = "0123456789abcdef";
-        for (unsigned k = 0; k < nh.n_descsz; ++k) {
-          out[2 * k] = kHex[desc[k] >> 4];
-          out[2 * k + 1] = kHex[desc[k] & 15];
-        }
-        out[2 * nh.n_descsz] = '\0';
-        return;
-      }
-      p = next;
-    }
+    const auto* notes = reinterpret_cast<const unsigned char*>(bias + ph[i].p_vaddr);
+    if (find_gnu_build_id(notes, ph[i].p_memsz, out, cap)) return;
   }
 }
 
