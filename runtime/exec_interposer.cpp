@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdarg>
 
+#include "next_symbol.h"
 #include "process_trace.h"
 
 namespace {
@@ -56,32 +57,32 @@ extern "C" {
                                                                        char* const argv[],
                                                                        char* const envp[]) {
   end_trace_before_exec();
-  return g_execve(path, argv, envp);
+  return parlot::runtime::next_symbol(g_execve, "execve")(path, argv, envp);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execvpe(const char* file,
                                                                         char* const argv[],
                                                                         char* const envp[]) {
   end_trace_before_exec();
-  return g_execvpe(file, argv, envp);
+  return parlot::runtime::next_symbol(g_execvpe, "execvpe")(file, argv, envp);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execv(const char* path,
                                                                       char* const argv[]) {
   end_trace_before_exec();
-  return g_execv(path, argv);
+  return parlot::runtime::next_symbol(g_execv, "execv")(path, argv);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execvp(const char* file,
                                                                        char* const argv[]) {
   end_trace_before_exec();
-  return g_execvp(file, argv);
+  return parlot::runtime::next_symbol(g_execvp, "execvp")(file, argv);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int fexecve(int fd, char* const argv[],
                                                                         char* const envp[]) {
   end_trace_before_exec();
-  return g_fexecve(fd, argv, envp);
+  return parlot::runtime::next_symbol(g_fexecve, "fexecve")(fd, argv, envp);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execl(const char* path,

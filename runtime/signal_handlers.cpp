@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "next_symbol.h"
 #include "parlot/format.h"
 #include "process_trace.h"
 #include "raw_io.h"
@@ -38,7 +39,7 @@ SigactionFn g_real_sigaction;
 }
 
 int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  return g_real_sigaction(sig, act, old);
+  return next_symbol(g_real_sigaction, "sigaction")(sig, act, old);
 }
 
 bool is_default(const struct sigaction& a) {

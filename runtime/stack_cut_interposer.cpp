@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 
+#include "next_symbol.h"
 #include "process_trace.h"
 
 namespace {
@@ -47,9 +48,9 @@ inline void mark_stack_cut() {
   }
 }
 
-[[noreturn]] void jump(JumpFn real, void* env, int value) {
+[[noreturn]] void jump(JumpFn& real, const char* name, void* env, int value) {
   mark_stack_cut();
-  real(env, value);
+  parlot::runtime::next_symbol(real, name)(env, value);
   __builtin_unreachable();
 }
 
@@ -59,41 +60,41 @@ extern "C" {
 
 /// Interposes longjmp(3): marks the stack cut, then jumps.
 [[gnu::visibility("default"), gnu::no_instrument_function]] void longjmp(jmp_buf env, int value) {
-  jump(g_longjmp, env, value);
+  jump(g_longjmp, "longjmp", env, value);
 }
 /// Interposes _longjmp(3).
 [[gnu::visibility("default"), gnu::no_instrument_function]] void _longjmp(jmp_buf env, int value) {
-  jump(g_underscore_longjmp, env, value);
+  jump(g_underscore_longjmp, "_longjmp", env, value);
 }
 /// Interposes siglongjmp(3).
 [[gnu::visibility("default"), gnu::no_instrument_function]] void siglongjmp(sigjmp_buf env,
                                                                             int value) {
-  jump(g_siglongjmp, env, value);
+  jump(g_siglongjmp, "siglongjmp", env, value);
 }
 /// Interposes glibc's fortified longjmp (_FORTIFY_SOURCE).
 [[gnu::visibility("default"), gnu::no_instrument_function]] void __longjmp_chk(jmp_buf env,
                                                                                int value) {
-  jump(g_longjmp_chk, env, value);
+  jump(g_longjmp_chk, "__longjmp_chk", env, value);
 }
 /// Interposes the C++ ABI's __cxa_begin_catch (called at the start of every
 /// catch block, in the catching frame).
 [[gnu::visibility("default"), gnu::no_instrument_function]] void* __cxa_begin_catch(
     void* exception) noexcept {
   mark_stack_cut();
-  return g_begin_catch(exception);
+  return parlot::runtime::next_symbol(g_begin_catch, "__cxa_begin_catch")(exception);
 }
 
 /// Interposes pthread_exit(3).
 [[gnu::visibility("default"), gnu::no_instrument_function]] void pthread_exit(void* result) {
   mark_stack_cut();
-  g_pthread_exit(result);
+  parlot::runtime::next_symbol(g_pthread_exit, "pthread_exit")(result);
   __builtin_unreachable();
 }
 
 /// Interposes pthread_cancel(3): marks the target thread.
 [[gnu::visibility("default"), gnu::no_instrument_function]] int pthread_cancel(pthread_t thread) {
   parlot::runtime::mark_stack_cut_of(thread);
-  return g_pthread_cancel(thread);
+  return parlot::runtime::next_symbol(g_pthread_cancel, "pthread_cancel")(thread);
 }
 
 }  // extern "C"
