@@ -275,7 +275,7 @@ class Decoder {
       std::uint16_t w;
       if (!next_word(w)) break;
       if (!lz_) {
-        if (!literal_step(w, out, n)) continue;
+        literal_step(w, out, n);
         continue;
       }
       switch (state_) {
@@ -316,7 +316,7 @@ class Decoder {
     if (high_pending_) {
       high_pending_ = false;
       const std::uint32_t v = (high_ << 16) | w;
-      model_.record(v);
+      if (lz_) model_.record(v);
       out[n++] = v;
       return true;
     }
@@ -326,7 +326,7 @@ class Decoder {
       if (lz_) state_ = State::kLiteralLow;
       return false;
     }
-    model_.record(w);
+    if (lz_) model_.record(w);  // the raw codec has no model
     out[n++] = w;
     return true;
   }

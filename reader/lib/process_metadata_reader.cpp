@@ -12,12 +12,7 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
   ProcessMetadata m;
   bool have_pid = false;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    const auto& [offset, text] = lines[i];
-    const std::size_t sp = text.find(' ');
-    if (sp == std::string::npos) throw FormatError(file, offset, "line without a value");
-    const std::string key = text.substr(0, sp);
-    const std::string value = text.substr(sp + 1);
-    const std::uint64_t at = offset + sp + 1;  // where the value starts
+    const auto [key, value, at] = detail::split_key_value(lines[i], file);
     auto number = [&] { return detail::parse_u64(value, 10, file, at, key.c_str()); };
     if (key == "pid") {
       m.pid = number();
@@ -52,12 +47,7 @@ CrashRecord read_crash_record(const std::filesystem::path& file) {
   const auto lines = detail::read_text_file(file, format::kCrashMagicLine, 1 << 20);
   CrashRecord c;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    const auto& [offset, text] = lines[i];
-    const std::size_t sp = text.find(' ');
-    if (sp == std::string::npos) throw FormatError(file, offset, "line without a value");
-    const std::string key = text.substr(0, sp);
-    const std::string value = text.substr(sp + 1);
-    const std::uint64_t at = offset + sp + 1;
+    const auto [key, value, at] = detail::split_key_value(lines[i], file);
     auto number = [&](int base) { return detail::parse_u64(value, base, file, at, key.c_str()); };
     if (key == "signal") {
       c.signal = static_cast<int>(number(10) & 0xff);

@@ -51,6 +51,12 @@ std::vector<TextLine> read_text_file(const std::filesystem::path& file, const ch
   return lines;
 }
 
+KeyValue split_key_value(const TextLine& line, const std::filesystem::path& file) {
+  const std::size_t sp = line.text.find(' ');
+  if (sp == std::string::npos) throw FormatError(file, line.offset, "line without a value");
+  return {line.text.substr(0, sp), line.text.substr(sp + 1), line.offset + sp + 1};
+}
+
 std::string unescape(const std::string& s, const std::filesystem::path& file,
                      std::uint64_t offset) {
   std::string out;

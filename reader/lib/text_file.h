@@ -20,6 +20,16 @@ struct TextLine {
 std::vector<TextLine> read_text_file(const std::filesystem::path& file, const char* magic,
                                      std::uint64_t max_bytes);
 
+/// A "key value" line of a metadata file; `at` is the value's byte offset.
+struct KeyValue {
+  std::string key;
+  std::string value;
+  std::uint64_t at;
+};
+
+/// Splits `line` at its first space. Throws FormatError when it has none.
+KeyValue split_key_value(const TextLine& line, const std::filesystem::path& file);
+
 /// Undoes the runtime's escapes (\\, \n, \r, \t, \xNN). Throws FormatError
 /// (with `file`, `offset`) on a malformed escape.
 std::string unescape(const std::string& s, const std::filesystem::path& file, std::uint64_t offset);
