@@ -12,7 +12,10 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
   ProcessMetadata m;
   bool have_pid = false;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    const auto [key, value, at] = detail::split_key_value(lines[i], file);
+    const detail::KeyValue kv = detail::split_key_value(lines[i], file);
+    const std::string& key = kv.key;
+    const std::string& value = kv.value;
+    const std::uint64_t at = kv.at;
     auto number = [&] { return detail::parse_u64(value, 10, file, at, key.c_str()); };
     if (key == "pid") {
       m.pid = number();
@@ -47,7 +50,10 @@ CrashRecord read_crash_record(const std::filesystem::path& file) {
   const auto lines = detail::read_text_file(file, format::kCrashMagicLine, 1 << 20);
   CrashRecord c;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    const auto [key, value, at] = detail::split_key_value(lines[i], file);
+    const detail::KeyValue kv = detail::split_key_value(lines[i], file);
+    const std::string& key = kv.key;
+    const std::string& value = kv.value;
+    const std::uint64_t at = kv.at;
     auto number = [&](int base) { return detail::parse_u64(value, base, file, at, key.c_str()); };
     if (key == "signal") {
       c.signal = static_cast<int>(number(10) & 0xff);
