@@ -50,6 +50,9 @@ Config read_config() {
   parse_size("PARLOT_FLUSH_MS", 0, 3600u * 1000u, c.flush_ms);
   parse_size("PARLOT_MAX_FUNCTIONS", 1024, std::size_t{1} << 30, c.max_functions);
   parse_size("PARLOT_MAX_DEPTH", 64, std::size_t{1} << 26, c.max_depth);
+  if (const char* x = std::getenv("PARLOT_DISCARD"); x != nullptr) {
+    c.discard = std::strcmp(x, "0") != 0;
+  }
   if (const char* q = std::getenv("PARLOT_QUIET"); q != nullptr) c.quiet = std::strcmp(q, "0") != 0;
   return c;
 }

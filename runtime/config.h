@@ -22,6 +22,11 @@ struct Config {
   std::size_t max_functions = 1u << 20;
   /// PARLOT_MAX_DEPTH: shadow-stack frames per thread (default 1 Mi).
   std::size_t max_depth = 1u << 20;
+  /// PARLOT_DISCARD=1 (benchmarking only): events are recorded and
+  /// compressed as usual, but no data block is written; thread files hold
+  /// only their header and trailer (event and byte counts). The trace
+  /// cannot be decoded. Measures Parlot's cost without file I/O.
+  bool discard = false;
   /// PARLOT_QUIET=1 silences the runtime's notices (errors still print).
   bool quiet = false;
 };

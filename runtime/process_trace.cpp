@@ -178,6 +178,7 @@ int write_process_metadata(std::uint64_t end_ns) {
   t.str("start_ns ").u64(g_start_ns).ch('\n');
   t.str("end_ns ").u64(end_ns).ch('\n');
   t.str("compress ").u64(g_config.compress ? 1 : 0).ch('\n');
+  if (g_config.discard) t.str("discard 1\n");
   t.str("threads ").u64(g_next_thread_index.load()).ch('\n');
   t.str("functions ").u64(g_function_ids.count()).ch('\n');
   const int err = write_all(fd, t.data(), t.size());
@@ -421,7 +422,7 @@ ThreadTrace* attach_current_thread() {
     int err = 0;
     t = ThreadTrace::create(g_dir_fd, g_next_thread_index.fetch_add(1), g_config.compress,
                             g_config.buffer_bytes, g_config.max_depth,
-                            std::uint64_t{g_config.flush_ms} * 1000000u, err);
+                            std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard, err);
     if (t != nullptr) {
       link_trace(t);
     } else {

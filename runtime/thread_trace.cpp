@@ -42,7 +42,7 @@ constexpr std::size_t kHeader = sizeof(format::BlockHeader);
 
 ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool compress,
                                  std::size_t buffer_bytes, std::size_t max_depth,
-                                 std::uint64_t flush_interval_ns, int& error) {
+                                 std::uint64_t flush_interval_ns, bool discard, int& error) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t object = (sizeof(ThreadTrace) + 63) & ~std::size_t{63};
   const std::size_t block = kHeader + buffer_bytes;
@@ -75,6 +75,7 @@ ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool co
     pthread_attr_destroy(&attr);
   }
   t->compress_ = compress;
+  t->discard_ = discard;
   t->flush_interval_ns_ = flush_interval_ns;
   t->reset_stream();
   error = t->open_file(dir_fd, thread_index);
@@ -149,6 +150,7 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   w.cur = payload;
   last_flush_ns_ = coarse_ns();
   if (n == 0 || fd_ < 0 || write_error_ != 0) return;
+  if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
   std::memcpy(block_, &h, sizeof h);
   write_error_ = write_all(fd_, block_, kHeader + n);
@@ -183,6 +185,7 @@ int ThreadTrace::finish() {
     drain(*w);
     n = 0;
   }
+  if (discard_) n = 0;  // PARLOT_DISCARD: the final block holds only the count
   std::memmove(payload + count, payload, n);
   std::memcpy(payload, &events_, count);
   format::BlockHeader h{format::kFinalBlockMagic, static_cast<std::uint32_t>(count + n),

@@ -22,10 +22,11 @@ class ThreadTrace {
   /// Maps and initialises a trace for the calling thread, creates its file
   /// `thread-<index>-<tid>.trace` in `dir_fd` and writes the file header.
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
-  /// cannot be had. Cold path: mmap, open, write.
+  /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
+  /// benchmarks). Cold path: mmap, open, write.
   static ThreadTrace* create(int dir_fd, std::uint64_t thread_index, bool compress,
                              std::size_t buffer_bytes, std::size_t max_depth,
-                             std::uint64_t flush_interval_ns, int& error);
+                             std::uint64_t flush_interval_ns, bool discard, int& error);
 
   /// Unmaps a trace created by create(). Does not write anything.
   static void destroy(ThreadTrace* t);
@@ -119,6 +120,7 @@ class ThreadTrace {
 
   ShadowStack stack_{nullptr, 0};
   bool compress_ = true;
+  bool discard_ = false;
   std::uint64_t events_ = 0;
   std::uint64_t raw_bytes_ = 0;
   std::uint64_t payload_bytes_ = 0;

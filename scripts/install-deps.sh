@@ -8,6 +8,7 @@ packages=(
   libunwind-dev libdw-dev libelf-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
+  openmpi-bin libopenmpi-dev libzstd-dev liblz4-dev
 )
 missing=()
 for p in "${packages[@]}"; do

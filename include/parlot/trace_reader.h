@@ -59,6 +59,8 @@ struct ProcessMetadata {
   std::uint64_t start_ns = 0;          ///< CLOCK_REALTIME, ns since the epoch
   std::uint64_t end_ns = 0;            ///< 0 if the process did not finish its trace
   bool compress = true;
+  /// Recorded with PARLOT_DISCARD=1: counts only, no event data.
+  bool discard = false;
   std::uint64_t threads = 0;    ///< thread traces started
   std::uint64_t functions = 0;  ///< function IDs assigned (0 while running)
 };

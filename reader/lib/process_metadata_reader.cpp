@@ -36,6 +36,8 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
       m.end_ns = number();
     } else if (key == "compress") {
       m.compress = number() != 0;
+    } else if (key == "discard") {
+      m.discard = number() != 0;
     } else if (key == "threads") {
       m.threads = number();
     } else if (key == "functions") {

@@ -35,6 +35,9 @@ int run_info(const InfoOptions& o) {
                process.function_addresses.size(),
                m.end_ns ? "duration " + human_duration(static_cast<double>(m.end_ns - m.start_ns))
                         : std::string("did not finish"));
+    if (m.discard) {
+      fmt::print("  recorded with PARLOT_DISCARD=1: events counted, no event data written\n");
+    }
     if (process.crash) {
       FunctionNames names(process);
       fmt::print("{}", describe_crash(*process.crash, names, "  "));

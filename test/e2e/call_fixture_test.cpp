@@ -147,6 +147,28 @@ TEST_P(CallFixture, CompressedAndUncompressedRunsDecodeToIdenticalEvents) {
   EXPECT_GT(lz_reader.summary().trailer->raw_bytes, 1000 * lz_reader.summary().file_bytes);
 }
 
+// PARLOT_DISCARD=1 (benchmarks): the same events are counted, no event
+// data reaches the file, and the reader says so instead of decoding.
+TEST_P(CallFixture, DiscardCountsEventsButWritesNoData) {
+  TempDir discarded;
+  ASSERT_EQ(run_traced({fixture(), "loop"}, discarded.path(), {"PARLOT_DISCARD=1"}).exit_status, 0);
+  const auto processes = open_trace_directory(discarded.path());
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_TRUE(processes[0].metadata.discard);
+  ASSERT_EQ(processes[0].thread_files.size(), 1u);
+  ThreadEventReader r(processes[0].thread_files[0]);
+  ASSERT_TRUE(r.summary().trailer.has_value());
+  EXPECT_EQ(r.summary().trailer->events, 2u + 200000u * 6u);
+  // File header, a final block holding only the count, the trailer.
+  EXPECT_EQ(r.summary().file_bytes, 64u + 16u + 8u + 16u + 80u);
+  const RunResult info = parlot_read({"info", discarded.path().string()});
+  EXPECT_EQ(info.exit_status, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("PARLOT_DISCARD"));
+  const RunResult trace = parlot_read({"trace", discarded.path().string()});
+  EXPECT_EQ(trace.exit_status, 1);
+  EXPECT_THAT(trace.err, HasSubstr("event data ends after 0 of 1200002 events"));
+}
+
 TEST_P(CallFixture, NormalProgramsNeedNoStackCorrection) {
   ASSERT_EQ(run_traced({fixture(), "basic"}, dir.path()).exit_status, 0);
   const auto processes = open_trace_directory(dir.path());
