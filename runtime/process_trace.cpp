@@ -26,7 +26,8 @@ namespace parlot::runtime {
 
 std::atomic<bool> g_tracing_stopped{false};
 FunctionIds g_function_ids;
-thread_local ThreadTrace* tls_thread_trace __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadTrace* tls_thread_trace __attribute__((tls_model("initial-exec"))) =
+    nullptr;
 
 namespace {
 

@@ -25,7 +25,8 @@ extern FunctionIds g_function_ids;
 
 /// The calling thread's trace; nullptr until its first event, and after the
 /// thread's trace ended. initial-exec TLS: one load from %fs.
-extern thread_local ThreadTrace* tls_thread_trace __attribute__((tls_model("initial-exec")));
+extern constinit thread_local ThreadTrace* tls_thread_trace
+    __attribute__((tls_model("initial-exec")));
 
 /// Slow path of a hook whose thread has no trace yet: initialises the
 /// process on its first event, creates the thread's trace, or resumes it in

@@ -103,7 +103,7 @@ void ThreadTrace::reset_stream() {
   new (&lz_) LzEncoder(*this, w);
   raw_.~RawEncoder();
   new (&raw_) RawEncoder(*this, w);
-  events_ = raw_bytes_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
+  events_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
   flush_countdown_ = kFlushCheckEvents;
@@ -197,7 +197,7 @@ int ThreadTrace::finish() {
   const auto& c = stack_.counters();
   format::TrailerPayload tp{};
   tp.events = events_;
-  tp.raw_bytes = raw_bytes_;
+  tp.raw_bytes = 2 * events_ + 2 * large_values_;  // codec::raw_bytes_of, summed
   tp.payload_bytes = payload_bytes_;
   tp.end_ns = realtime_ns();
   tp.dropped_events = dropped_events + c.overflowed;
@@ -229,7 +229,7 @@ int ThreadTrace::restart_in_child(int dir_fd, std::uint64_t thread_index, Functi
   if (err != 0) return err;
   for (std::size_t i = 0; i < stack_.depth(); ++i) {
     // Function IDs survive fork: the child's function table holds them all.
-    put(ids.lookup(stack_.frame(i).function));
+    Emitter{this}.emit_enter(ids.lookup(stack_.frame(i).function));
   }
   return 0;
 }

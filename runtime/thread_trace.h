@@ -91,8 +91,11 @@ class ThreadTrace {
  private:
   struct Emitter {
     ThreadTrace* t;
-    inline void emit_enter(std::uint32_t id) { t->put(id); }
-    inline void emit_exit() { t->put(0); }
+    [[gnu::always_inline]] inline void emit_enter(std::uint32_t id) {
+      t->large_values_ += id >= 0x8000 ? 1 : 0;  // two words in the raw stream
+      t->put(id);
+    }
+    [[gnu::always_inline]] inline void emit_exit() { t->put(0); }
   };
   using LzEncoder = codec::Encoder<ThreadTrace>;
   using RawEncoder = codec::RawEncoder<ThreadTrace>;
@@ -106,9 +109,10 @@ class ThreadTrace {
   /// Events between two looks at the clock for the flush interval.
   static constexpr std::uint32_t kFlushCheckEvents = 16384;
 
-  inline void put(std::uint32_t v) {
+  // Appends one event to the stream. Entries go through Emitter::emit_enter,
+  // which also counts IDs that take two raw words.
+  [[gnu::always_inline]] inline void put(std::uint32_t v) {
     ++events_;
-    raw_bytes_ += codec::raw_bytes_of(v);
     if (--flush_countdown_ == 0) [[unlikely]]
       flush_if_due();
     if (compress_) [[likely]] {
@@ -122,7 +126,7 @@ class ThreadTrace {
   bool compress_ = true;
   bool discard_ = false;
   std::uint64_t events_ = 0;
-  std::uint64_t raw_bytes_ = 0;
+  std::uint64_t large_values_ = 0;  // events >= 0x8000 (4 raw bytes, not 2)
   std::uint64_t payload_bytes_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t closed_at_end_ = 0;

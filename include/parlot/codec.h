@@ -73,7 +73,7 @@ class LzModel {
 
   /// Appends event `v`: remembers that the current context was followed by
   /// this position, stores `v` in the history, shifts the context.
-  void record(std::uint32_t v) {
+  [[gnu::always_inline]] inline void record(std::uint32_t v) {
     const std::uint32_t slot = pos_ & kHistoryMask;
     table_[hash_] = static_cast<std::uint16_t>(slot);
     history_[slot] = v;
@@ -115,14 +115,38 @@ class Encoder {
 
   /// Compresses one event (function ID, 0 = exit; must be <= kMaxValue).
   /// Bounded work; calls the sink only when the output window is full.
-  inline void encode(std::uint32_t v) {
+  /// The common case, an event that extends the current match, is inlined
+  /// into the caller; everything else is one out-of-line call.
+  [[gnu::always_inline]] inline void encode(std::uint32_t v) {
+    if (match_len_ - 1 < kMaxMatch - 1 && v == model_.at(match_slot_)) [[likely]] {
+      ++match_len_;  // 1 <= match_len_ < kMaxMatch before: the match goes on
+      ++match_slot_;
+      model_.record(v);
+      return;
+    }
+    encode_decision(v);
+  }
+
+  /// Emits the pending match and pads the last zero-elimination group with
+  /// zero bytes. The stream then ends; a decoder stops at the event count
+  /// recorded beside it (docs/FORMAT.md). No event may be encoded afterwards.
+  void finish() {
     if (match_len_ != 0) {
-      if (v == model_.at(match_slot_) && match_len_ < kMaxMatch) {
-        ++match_len_;
-        ++match_slot_;
-        model_.record(v);
-        return;
-      }
+      put_word(static_cast<std::uint16_t>(match_len_));
+      match_len_ = 0;
+    }
+    while (group_words_ != 0) put_word(0);
+  }
+
+  OutputWindow& window() { return out_; }
+  /// Events encoded but still held in the pending match (not yet in output).
+  std::uint32_t pending_match() const { return match_len_; }
+
+ private:
+  // Every event that does not extend a match: ends a match (length word,
+  // then a literal unless the match was full) and/or starts a new one.
+  [[gnu::noinline]] void encode_decision(std::uint32_t v) {
+    if (match_len_ != 0) {
       const bool full = match_len_ == kMaxMatch;
       put_word(static_cast<std::uint16_t>(match_len_));
       match_len_ = 0;
@@ -143,22 +167,6 @@ class Encoder {
     model_.record(v);
   }
 
-  /// Emits the pending match and pads the last zero-elimination group with
-  /// zero bytes. The stream then ends; a decoder stops at the event count
-  /// recorded beside it (docs/FORMAT.md). No event may be encoded afterwards.
-  void finish() {
-    if (match_len_ != 0) {
-      put_word(static_cast<std::uint16_t>(match_len_));
-      match_len_ = 0;
-    }
-    while (group_words_ != 0) put_word(0);
-  }
-
-  OutputWindow& window() { return out_; }
-  /// Events encoded but still held in the pending match (not yet in output).
-  std::uint32_t pending_match() const { return match_len_; }
-
- private:
   inline void put_literal(std::uint32_t v) {
     if (v < 0x8000) [[likely]] {
       put_word(static_cast<std::uint16_t>(v));
