@@ -100,15 +100,19 @@ class ShadowStack {
   /// entry stack pointer (below it after alloca). Frames of inner recursive
   /// instances of `fn` whose exits were missed lie strictly below either, so:
   ///  - called:  the topmost frame of `fn` with frame.sp >= sp;
-  ///  - jumped:  the topmost frame of `fn` with frame.sp < sp whose caller's
-  ///             frame.sp >= sp.
+  ///  - jumped:  the topmost frame of `fn` with frame.sp <= sp whose caller's
+  ///             frame.sp >= sp. Equality: gcc's function splitting inlines
+  ///             the head of `fn` (entry hook at the caller's stack pointer)
+  ///             and the outlined rest jumps to the exit hook with its CFA,
+  ///             the same caller's stack pointer. A real frame's entry stack
+  ///             pointer is always below its CFA (the return address).
   template <class Emit>
   [[gnu::always_inline]] inline void exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa,
                                           Emit& emit) {
     // Fast path: the top frame is the one leaving.
     if (depth_ != 0) {
       const ShadowFrame& f = frames_[depth_ - 1];
-      if (f.function == fn && (at_cfa ? f.sp < sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
+      if (f.function == fn && (at_cfa ? f.sp <= sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
                                       : f.sp >= sp)) [[likely]] {
         --depth_;
         emit.emit_exit();
@@ -189,7 +193,7 @@ class ShadowStack {
     while (i != 0) {
       const ShadowFrame& f = frames_[i - 1];
       if (f.function == fn) {
-        const bool match = at_cfa ? f.sp < sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
+        const bool match = at_cfa ? f.sp <= sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
         if (match) [[likely]] {
           while (depth_ > i) pop_dead(emit);
           --depth_;

@@ -104,6 +104,22 @@ TEST_F(ShadowStackTest, InlinedCalleeNestsInItsCallersFrame) {
   EXPECT_EQ(stack.counters().unmatched_exits, 0u);
 }
 
+// gcc's function splitting (ipa-split): the head of 7 is inlined into 1, so
+// 7's entry hook runs at 1's stack pointer; the rest, 7.part.0, is a real
+// call that leaves through a tail-jumped exit hook for 7, whose CFA is again
+// 1's stack pointer: equal to the entry's, not above it (Lua's luaV_concat).
+TEST_F(ShadowStackTest, SplitFunctionEntersInlinedAndExitsFromItsOutlinedPart) {
+  enter(1, 1000, 0x10);
+  enter(7, 1000, 0x10);  // inlined head of 7
+  exit_at_cfa(7, 1000);  // 7.part.0 jumped to the exit hook after its epilogue
+  enter(8, 936, 0x40);   // 1 goes on calling
+  exit_at_cfa(8, 1000);
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 7, 0, 8, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+  EXPECT_EQ(stack.counters().unmatched_exits, 0u);
+}
+
 TEST_F(ShadowStackTest, MissedExitOfAnInlinedFrameClosedByItsHostsExit) {
   enter(1, 1000, 0x10);
   enter(2, 1000, 0x10);
