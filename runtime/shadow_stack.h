@@ -193,7 +193,15 @@ class ShadowStack {
     while (i != 0) {
       const ShadowFrame& f = frames_[i - 1];
       if (f.function == fn) {
-        const bool match = at_cfa ? f.sp <= sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
+        bool match = at_cfa ? f.sp <= sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
+        // An inlined frame (its call site is its host's) whose host's stack
+        // pointer moved up between the two hooks (stack arguments pushed
+        // around the entry hook's call, popped before the exit's): the exit
+        // runs at the host's stack pointer, above the entry's.
+        if (!match && !at_cfa && i >= 2 && f.call_site == frames_[i - 2].call_site && f.sp < sp &&
+            frames_[i - 2].sp >= sp) {
+          match = true;
+        }
         if (match) [[likely]] {
           while (depth_ > i) pop_dead(emit);
           --depth_;

@@ -120,6 +120,31 @@ TEST_F(ShadowStackTest, SplitFunctionEntersInlinedAndExitsFromItsOutlinedPart) {
   EXPECT_EQ(stack.counters().unmatched_exits, 0u);
 }
 
+// An inlined callee whose entry hook ran while its host had pushed stack
+// arguments (16 bytes lower) and whose exit hook runs at the host's stack
+// pointer (sqlite3ResolvePartIdxLabel inlined into sqlite3RefillIndex).
+TEST_F(ShadowStackTest, InlinedCalleeExitsAboveItsEntryStackPointer) {
+  enter(1, 1000, 0x10);
+  enter(7, 984, 0x10);  // inlined: the host's call site
+  exit(7, 1000);
+  enter(8, 936, 0x40);
+  exit(8, 936);
+  exit(1, 1000);
+  EXPECT_THAT(out.events, ElementsAre(1, 7, 0, 8, 0, 0));
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+  EXPECT_EQ(stack.counters().unmatched_exits, 0u);
+}
+
+// The same shape for a real call (its own call site) is a lost exit: the
+// frame below the exit's stack pointer is dead.
+TEST_F(ShadowStackTest, RealCalleeExitingAboveItsEntryIsNotTakenForInlined) {
+  enter(1, 1000, 0x10);
+  enter(7, 984, 0x20);
+  exit(7, 1000);
+  EXPECT_EQ(stack.counters().unmatched_exits, 1u);
+  EXPECT_EQ(stack.depth(), 1u);
+}
+
 TEST_F(ShadowStackTest, MissedExitOfAnInlinedFrameClosedByItsHostsExit) {
   enter(1, 1000, 0x10);
   enter(2, 1000, 0x10);
