@@ -37,7 +37,7 @@
 #
 # Usage: bench/whole_program.sh [--quick] [--runs N] [--only REGEX]
 #                               [--configs LIST] [--no-debian] [OUTDIR]
-#   --quick       test-sized workloads, 1 run (checks the pipeline)
+#   --quick       test-sized kernels only, 1 run (checks the pipeline)
 #   --runs N      runs per configuration (default 3)
 #   --only REGEX  workloads whose name matches (grep -E)
 #   --configs L   comma-separated configurations (default: all)
@@ -110,16 +110,16 @@ add_kernel ep "24" "14"
 add_kernel is "1048576 10" "4096 2"
 add_kernel mg "64 4" "16 1"
 
-if [ "$debian" = 1 ]; then
+if [ "$debian" = 1 ] && [ "$quick" = 0 ]; then
   debian_dir="$out/debian"
   "$root/bench/debian_programs/build.sh" "$debian_dir" >&2
-  # name|instrumented|plain|arguments|stdin (bench/debian_programs/build.sh)
-  while IFS='|' read -r name instr plain args input; do
-    [ -n "$name" ] || continue
-    if [ "$quick" = 1 ] && [ -f "$debian_dir/workloads/quick/${input##*/}" ]; then
-      input="$debian_dir/workloads/quick/${input##*/}"
-    fi
-    workloads+=("$name|serial|1|$instr|$plain|$args|$input")
+  # name|instrumented|plain|argument...|stdin file or - (see that script)
+  while IFS='|' read -r -a f; do
+    [ ${#f[@]} -ge 4 ] || continue
+    [[ "${f[0]}" == \#* ]] && continue
+    n=${#f[@]}
+    a="${f[*]:3:n-4}"
+    workloads+=("${f[0]}|serial|1|${f[1]}|${f[2]}|$a|${f[n - 1]}")
   done <"$debian_dir/workloads.txt"
 fi
 

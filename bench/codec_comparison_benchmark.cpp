@@ -1,0 +1,457 @@
+// Parlot's incremental codec against general-purpose block compressors on
+// the same event streams: compression and decompression speed (events/s,
+// raw bytes/s) and compression ratio (raw bytes / compressed bytes).
+//
+// Codecs (benchmark names BM_Compress/<codec>/<stream>, BM_Decompress/...):
+//   parlot        codec::Encoder, one encode() call per event, into a 256 KiB
+//                 output window (as the runtime does); decompression with
+//                 codec::Decoder into 64K-event batches (as the reader does).
+//   zstd1, zstd19 ZSTD_compressCCtx at level 1 / 19 on 256 KiB blocks of the
+//   lz4, lz4hc    uncompressed word stream (the runtime's buffer size);
+//                 LZ4_compress_default / LZ4_compress_HC (level 9).
+//   zstd1-whole,  zstd on the whole word stream in one call.
+//   zstd19-whole
+// The uncompressed word stream is what codec::RawEncoder writes (the
+// runtime's PARLOT_COMPRESS=0 format: IDs < 0x8000 one 16-bit word, larger
+// ones two). Block decompression produces that word stream, not events.
+// Compressed sizes exclude framing (Parlot block headers, stored block
+// sizes). Every codec's round trip is checked once before timing.
+//
+// Run (one command line):
+//   PARLOT_BENCH_TRACES=/tmp/cb/pid-1/thread-0-1.trace:/tmp/cb/pid-2/thread-1-3.trace
+//   build/bench/codec_comparison_benchmark [--benchmark_filter=parlot]
+// PARLOT_BENCH_TRACES is a colon-separated list of thread-*.trace files (see
+// docs/FORMAT.md); each is decoded once with ThreadEventReader and named by
+// its file name without ".trace". Without it a synthetic stream is used.
+#include <benchmark/benchmark.h>
+#include <lz4.h>
+#include <lz4hc.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "parlot/codec.h"
+#include "parlot/trace_reader.h"
+
+namespace {
+
+namespace codec = parlot::codec;
+using codec::OutputWindow;
+
+constexpr std::size_t kBlockBytes = 256 * 1024;  // the runtime's default buffer
+constexpr std::size_t kBatchEvents = 1 << 16;
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "codec_comparison_benchmark: %s\n", what.c_str());
+  std::exit(1);
+}
+
+/// One event stream: the events and their uncompressed word stream.
+struct Stream {
+  std::string name;
+  std::vector<std::uint32_t> events;
+  std::vector<std::uint8_t> raw;
+};
+
+/// Encoder sink appending each full output window to `out` (capacity is
+/// kept between runs, so a timed run does not allocate).
+struct AppendSink {
+  std::vector<std::uint8_t>* out = nullptr;
+  std::vector<std::uint8_t> window = std::vector<std::uint8_t>(kBlockBytes);
+  OutputWindow fresh() { return {window.data(), window.data() + window.size()}; }
+  void drain(OutputWindow& w) {
+    out->insert(out->end(), window.data(), w.cur);
+    w = fresh();
+  }
+};
+
+template <template <class> class Enc>
+void encode_all(const std::vector<std::uint32_t>& events, AppendSink& sink) {
+  Enc<AppendSink> enc(sink, sink.fresh());
+  for (const std::uint32_t v : events) enc.encode(v);
+  enc.finish();
+  sink.drain(enc.window());
+}
+
+/// The uncompressed word stream, as the codec writes it.
+std::vector<std::uint8_t> raw_words(const std::vector<std::uint32_t>& events) {
+  std::vector<std::uint8_t> raw;
+  AppendSink sink{&raw};
+  encode_all<codec::RawEncoder>(events, sink);
+  return raw;
+}
+
+Stream load_trace(const std::filesystem::path& path) {
+  Stream s;
+  s.name = path.stem().string();
+  try {
+    parlot::ThreadEventReader reader(path);
+    for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
+      s.events.insert(s.events.end(), b.begin(), b.end());
+    }
+  } catch (const parlot::FormatError& e) {
+    die(path.string() + ": " + e.what());
+  }
+  s.raw = raw_words(s.events);
+  return s;
+}
+
+/// Synthetic call-dense stream: a main loop over a kernel that calls two
+/// helpers in an inner loop of varying length, and now and then one of a few
+/// hundred other functions.
+Stream synthetic_stream(std::size_t n) {
+  Stream s;
+  s.name = "synthetic";
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto rnd = [&x] {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 0x2545f4914f6cdd1dull >> 32;
+  };
+  auto& v = s.events;
+  v.push_back(1);  // main
+  while (v.size() < n) {
+    v.push_back(2);  // kernel
+    const std::uint64_t inner = 8 + rnd() % 17;
+    for (std::uint64_t i = 0; i < inner; ++i) {
+      v.insert(v.end(), {3, 0});                      // helper
+      if (rnd() % 4 == 0) v.insert(v.end(), {4, 0});  // second helper, sometimes
+    }
+    if (rnd() % 64 == 0) {
+      v.push_back(static_cast<std::uint32_t>(100 + rnd() % 500));
+      v.insert(v.end(), {5, 0, 0});
+    }
+    v.push_back(0);
+  }
+  s.raw = raw_words(s.events);
+  return s;
+}
+
+/// A compressed stream: `size` bytes in `bytes` (which may be longer: block
+/// codecs keep it at the worst-case size so that a run never zero-fills it)
+/// and, for block codecs, each block's size.
+struct Compressed {
+  std::vector<std::uint8_t> bytes;
+  std::size_t size = 0;
+  std::vector<std::size_t> block_sizes;
+  bool operator==(const Compressed& o) const {
+    return size == o.size &&
+           std::equal(bytes.begin(), bytes.begin() + static_cast<long>(size), o.bytes.begin());
+  }
+};
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+  virtual const char* name() const = 0;
+  virtual const char* label() const = 0;
+  /// Compresses the whole stream into `c` (reusing its buffers).
+  virtual void compress(const Stream& s, Compressed& c) = 0;
+  /// Decompresses the whole stream into a small reused buffer; returns a
+  /// checksum-ish value so the work cannot be optimised away.
+  virtual std::uint64_t decompress(const Stream& s, const Compressed& c) = 0;
+  /// Decompresses everything and compares with the original; dies on a mismatch.
+  virtual void verify(const Stream& s, const Compressed& c) = 0;
+};
+
+class ParlotCodec final : public Codec {
+ public:
+  const char* name() const override { return "parlot"; }
+  const char* label() const override { return "incremental, per event"; }
+
+  void compress(const Stream& s, Compressed& c) override {
+    c.bytes.clear();
+    sink_.out = &c.bytes;
+    encode_all<codec::Encoder>(s.events, sink_);
+    c.size = c.bytes.size();
+  }
+
+  std::uint64_t decompress(const Stream& s, const Compressed& c) override {
+    codec::Decoder d(true);
+    d.feed(c.bytes.data(), c.size);
+    std::uint64_t total = 0;
+    std::uint64_t last = 0;
+    while (total < s.events.size()) {
+      const std::size_t want = std::min<std::uint64_t>(batch_.size(), s.events.size() - total);
+      const std::size_t n = d.next(batch_.data(), want);
+      if (n == 0) break;
+      total += n;
+      last += batch_[n - 1];
+    }
+    return total + last;
+  }
+
+  void verify(const Stream& s, const Compressed& c) override {
+    codec::Decoder d(true);
+    d.feed(c.bytes.data(), c.size);
+    std::vector<std::uint32_t> out(s.events.size());
+    std::size_t total = 0;
+    while (total < out.size()) {
+      const std::size_t n = d.next(out.data() + total, out.size() - total);
+      if (d.status() == codec::Decoder::Status::kError) {
+        die(s.name + ": parlot: decoder error: " + d.error());
+      }
+      if (n == 0) break;
+      total += n;
+    }
+    if (total != out.size() || out != s.events) die(s.name + ": parlot: round trip mismatch");
+  }
+
+ private:
+  AppendSink sink_;
+  std::vector<std::uint32_t> batch_ = std::vector<std::uint32_t>(kBatchEvents);
+};
+
+/// A block compressor applied to `block` bytes of the word stream at a time
+/// (0: the whole stream in one block).
+class BlockCodec : public Codec {
+ public:
+  explicit BlockCodec(std::size_t block) : block_(block) {}
+
+  void compress(const Stream& s, Compressed& c) override {
+    const std::size_t block = block_size(s);
+    std::size_t cap = 0;
+    for (std::size_t off = 0; off < s.raw.size(); off += block) {
+      cap += bound(std::min(block, s.raw.size() - off));
+    }
+    if (c.bytes.size() < cap) c.bytes.resize(cap);
+    c.block_sizes.clear();
+    std::size_t pos = 0;
+    for (std::size_t off = 0; off < s.raw.size(); off += block) {
+      const std::size_t n = std::min(block, s.raw.size() - off);
+      const std::size_t k = compress_block(s.raw.data() + off, n, c.bytes.data() + pos, cap - pos);
+      c.block_sizes.push_back(k);
+      pos += k;
+    }
+    c.size = pos;
+  }
+
+  std::uint64_t decompress(const Stream& s, const Compressed& c) override {
+    const std::size_t block = block_size(s);
+    if (scratch_.size() < block) scratch_.resize(block);
+    std::uint64_t sum = 0;
+    std::size_t pos = 0;
+    std::size_t off = 0;
+    for (const std::size_t k : c.block_sizes) {
+      const std::size_t n = std::min(block, s.raw.size() - off);
+      const std::size_t got = decompress_block(c.bytes.data() + pos, k, scratch_.data(), n);
+      if (got != n) die(s.name + ": " + name() + ": block decompressed to a wrong size");
+      sum += got + scratch_[n - 1];
+      pos += k;
+      off += n;
+    }
+    return sum;
+  }
+
+  void verify(const Stream& s, const Compressed& c) override {
+    const std::size_t block = block_size(s);
+    std::vector<std::uint8_t> out(s.raw.size());
+    std::size_t pos = 0;
+    std::size_t off = 0;
+    for (const std::size_t k : c.block_sizes) {
+      const std::size_t n = std::min(block, s.raw.size() - off);
+      if (decompress_block(c.bytes.data() + pos, k, out.data() + off, n) != n) {
+        die(s.name + ": " + name() + ": block decompressed to a wrong size");
+      }
+      pos += k;
+      off += n;
+    }
+    if (off != out.size() || out != s.raw) die(s.name + ": " + name() + ": round trip mismatch");
+  }
+
+  const char* label() const override { return block_ == 0 ? "whole stream" : "256 KiB blocks"; }
+
+ protected:
+  virtual std::size_t bound(std::size_t n) const = 0;
+  virtual std::size_t compress_block(const std::uint8_t* src, std::size_t n, std::uint8_t* dst,
+                                     std::size_t cap) = 0;
+  /// Returns the decompressed size (which must be `n`).
+  virtual std::size_t decompress_block(const std::uint8_t* src, std::size_t k, std::uint8_t* dst,
+                                       std::size_t n) = 0;
+
+ private:
+  std::size_t block_size(const Stream& s) const {
+    return block_ != 0 ? block_ : std::max<std::size_t>(s.raw.size(), 1);
+  }
+
+  std::size_t block_;
+  std::vector<std::uint8_t> scratch_;
+};
+
+class ZstdCodec final : public BlockCodec {
+ public:
+  ZstdCodec(int level, std::size_t block, const char* name)
+      : BlockCodec(block), level_(level), name_(name) {}
+  ~ZstdCodec() override {
+    ZSTD_freeCCtx(cctx_);
+    ZSTD_freeDCtx(dctx_);
+  }
+  const char* name() const override { return name_; }
+
+ protected:
+  std::size_t bound(std::size_t n) const override { return ZSTD_compressBound(n); }
+  std::size_t compress_block(const std::uint8_t* src, std::size_t n, std::uint8_t* dst,
+                             std::size_t cap) override {
+    const std::size_t k = ZSTD_compressCCtx(cctx_, dst, cap, src, n, level_);
+    if (ZSTD_isError(k)) die(std::string(name_) + ": " + ZSTD_getErrorName(k));
+    return k;
+  }
+  std::size_t decompress_block(const std::uint8_t* src, std::size_t k, std::uint8_t* dst,
+                               std::size_t n) override {
+    const std::size_t got = ZSTD_decompressDCtx(dctx_, dst, n, src, k);
+    if (ZSTD_isError(got)) die(std::string(name_) + ": " + ZSTD_getErrorName(got));
+    return got;
+  }
+
+ private:
+  int level_;
+  const char* name_;
+  ZSTD_CCtx* cctx_ = ZSTD_createCCtx();
+  ZSTD_DCtx* dctx_ = ZSTD_createDCtx();
+};
+
+class Lz4Codec final : public BlockCodec {
+ public:
+  Lz4Codec(bool hc, std::size_t block) : BlockCodec(block), hc_(hc) {}
+  const char* name() const override { return hc_ ? "lz4hc" : "lz4"; }
+
+ protected:
+  std::size_t bound(std::size_t n) const override {
+    return static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(n)));
+  }
+  std::size_t compress_block(const std::uint8_t* src, std::size_t n, std::uint8_t* dst,
+                             std::size_t cap) override {
+    const auto* s = reinterpret_cast<const char*>(src);
+    auto* d = reinterpret_cast<char*>(dst);
+    const int in = static_cast<int>(n);
+    const int out = static_cast<int>(std::min<std::size_t>(cap, 0x7fffffff));
+    const int k = hc_ ? LZ4_compress_HC(s, d, in, out, LZ4HC_CLEVEL_DEFAULT)
+                      : LZ4_compress_default(s, d, in, out);
+    if (k <= 0) die(std::string(name()) + ": compression failed");
+    return static_cast<std::size_t>(k);
+  }
+  std::size_t decompress_block(const std::uint8_t* src, std::size_t k, std::uint8_t* dst,
+                               std::size_t n) override {
+    const int got =
+        LZ4_decompress_safe(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
+                            static_cast<int>(k), static_cast<int>(n));
+    if (got < 0) die(std::string(name()) + ": corrupt block");
+    return static_cast<std::size_t>(got);
+  }
+
+ private:
+  bool hc_;
+};
+
+/// One (stream, codec) pair and its verified compressed form.
+struct Case {
+  const Stream* stream;
+  Codec* codec;
+  Compressed compressed;
+};
+
+void set_counters(benchmark::State& state, const Case& c) {
+  const auto events = static_cast<double>(c.stream->events.size());
+  state.counters["events"] = benchmark::Counter(events * static_cast<double>(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+  state.counters["ratio"] = static_cast<double>(c.stream->raw.size()) /
+                            static_cast<double>(std::max<std::size_t>(c.compressed.size, 1));
+  state.counters["compressed_bytes"] = static_cast<double>(c.compressed.size);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(c.stream->raw.size()));
+  state.SetLabel(c.codec->label());
+}
+
+void bm_compress(benchmark::State& state, Case* c) {
+  Compressed out = c->compressed;  // buffers of the final size: no allocation while timed
+  for (auto _ : state) {
+    c->codec->compress(*c->stream, out);
+    benchmark::DoNotOptimize(out.bytes.data());
+    benchmark::ClobberMemory();
+  }
+  if (!(out == c->compressed)) {
+    die(c->stream->name + ": " + c->codec->name() + ": compression is not deterministic");
+  }
+  set_counters(state, *c);
+}
+
+void bm_decompress(benchmark::State& state, Case* c) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(c->codec->decompress(*c->stream, c->compressed));
+  }
+  set_counters(state, *c);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  std::vector<std::unique_ptr<Stream>> streams;
+  if (const char* list = std::getenv("PARLOT_BENCH_TRACES"); list != nullptr && *list != '\0') {
+    std::set<std::string> names;
+    std::string rest = list;
+    while (!rest.empty()) {
+      const std::size_t colon = rest.find(':');
+      const std::string path = rest.substr(0, colon);
+      rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+      if (path.empty()) continue;
+      auto s = std::make_unique<Stream>(load_trace(path));
+      if (s->events.empty()) {
+        std::fprintf(stderr, "codec_comparison_benchmark: %s: no events, skipped\n", path.c_str());
+        continue;
+      }
+      for (int k = 2; !names.insert(s->name).second; ++k) {
+        s->name = std::filesystem::path(path).stem().string() + "." + std::to_string(k);
+      }
+      streams.push_back(std::move(s));
+    }
+    if (streams.empty()) die("PARLOT_BENCH_TRACES names no trace with events");
+  } else {
+    std::fprintf(stderr,
+                 "codec_comparison_benchmark: PARLOT_BENCH_TRACES not set, using a synthetic "
+                 "stream\n");
+    streams.push_back(std::make_unique<Stream>(synthetic_stream(std::size_t{1} << 24)));
+  }
+
+  std::vector<std::unique_ptr<Codec>> codecs;
+  codecs.push_back(std::make_unique<ParlotCodec>());
+  codecs.push_back(std::make_unique<ZstdCodec>(1, kBlockBytes, "zstd1"));
+  codecs.push_back(std::make_unique<ZstdCodec>(19, kBlockBytes, "zstd19"));
+  codecs.push_back(std::make_unique<Lz4Codec>(false, kBlockBytes));
+  codecs.push_back(std::make_unique<Lz4Codec>(true, kBlockBytes));
+  codecs.push_back(std::make_unique<ZstdCodec>(1, 0, "zstd1-whole"));
+  codecs.push_back(std::make_unique<ZstdCodec>(19, 0, "zstd19-whole"));
+
+  // Compress and check every round trip once, before anything is timed.
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const auto& s : streams) {
+    for (const auto& c : codecs) {
+      auto k = std::make_unique<Case>(Case{s.get(), c.get(), {}});
+      c->compress(*s, k->compressed);
+      c->verify(*s, k->compressed);
+      cases.push_back(std::move(k));
+    }
+  }
+  for (const auto& k : cases) {
+    const std::string suffix = std::string(k->codec->name()) + "/" + k->stream->name;
+    benchmark::RegisterBenchmark(("BM_Compress/" + suffix).c_str(), bm_compress, k.get())
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const auto& k : cases) {
+    const std::string suffix = std::string(k->codec->name()) + "/" + k->stream->name;
+    benchmark::RegisterBenchmark(("BM_Decompress/" + suffix).c_str(), bm_decompress, k.get())
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
