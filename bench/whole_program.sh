@@ -105,10 +105,10 @@ add_kernel() {  # name large-args quick-args
   [ -x "$ex/$1_mpi" ] && workloads+=("$1_mpi|mpi|$ranks|$ex/$1_mpi|$ex/$1_mpi_plain|$a|-")
   return 0
 }
-add_kernel cg "7000 40" "300 2"
-add_kernel ep "24" "14"
-add_kernel is "1048576 10" "4096 2"
-add_kernel mg "64 4" "16 1"
+add_kernel cg "30000 60" ""
+add_kernel ep "26" ""
+add_kernel is "23 19 10" ""
+add_kernel mg "64 300" ""
 
 if [ "$debian" = 1 ] && [ "$quick" = 0 ]; then
   debian_dir="$out/debian"

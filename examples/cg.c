@@ -15,7 +15,16 @@
 // xpby, scale, norm2), so the call pattern is that of a typical hand-written
 // solver. Single-threaded and deterministic.
 //
+// Built with -DPARLOT_EXAMPLE_MPI it is an MPI program: every rank builds the
+// whole matrix but owns one contiguous block of rows and the same block of
+// every vector. Dot products and norms are summed with MPI_Allreduce, and the
+// vectors multiplied by the matrix (p, and z for the final residual) are
+// assembled on every rank with MPI_Allgatherv. Rank 0 prints the line, which
+// equals the serial program's (the sums are added in another order, which
+// the printed precision hides).
+//
 // Output (one line): cg n=<n> nnz=<nnz> iterations=<k> zeta=<e> rnorm=<e>
+// (or rnorm<1e-13: a smaller residual is reported only as below that bound)
 
 #include <errno.h>
 #include <math.h>
@@ -23,9 +32,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef PARLOT_EXAMPLE_MPI
+#include <mpi.h>
+#endif
+
 enum { NONZER = 5, CG_ITERATIONS = 25 };
 static const double SHIFT = 10.0;  // NAS CG class S shift
 static const double RCOND = 0.1;   // diagonal margin over the off-diagonal row sum
+
+static const double RNORM_FLOOR = 1e-13;  // residuals below are rounding noise
+
+static int my_rank = 0;    // MPI rank (0 in the serial build)
+static int num_ranks = 1;  // MPI ranks (1 in the serial build)
+
+// This rank's block of the rows and of every vector: [lo, hi).
+static struct {
+  long lo, hi;
+#ifdef PARLOT_EXAMPLE_MPI
+  int* counts;  // every rank's block length
+  int* starts;  // every rank's lo
+#endif
+} part;
 
 typedef struct {
   long n;
@@ -168,14 +195,18 @@ static double row_dot(const CsrMatrix* a, long row, const double* x) {
   return sum;
 }
 
-// y = A x
-static void sparse_matvec(const CsrMatrix* a, const double* x, double* y) {
-  for (long i = 0; i < a->n; ++i) y[i] = row_dot(a, i, x);
+// Rows [lo, hi) of y = A x: y[0, hi - lo) from all of x.
+static void sparse_matvec(const CsrMatrix* a, long lo, long hi, const double* x, double* y) {
+  for (long i = lo; i < hi; ++i) y[i - lo] = row_dot(a, i, x);
 }
 
+// x . y (over all ranks' blocks).
 static double dot(long n, const double* x, const double* y) {
   double sum = 0.0;
   for (long i = 0; i < n; ++i) sum += x[i] * y[i];
+#ifdef PARLOT_EXAMPLE_MPI
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+#endif
   return sum;
 }
 
@@ -198,27 +229,46 @@ static double norm2(long n, const double* x) {
   return sqrt(dot(n, x, x));
 }
 
+#ifdef PARLOT_EXAMPLE_MPI
+// Assembles a whole vector on every rank from the ranks' blocks (each rank's
+// block of v is already at v + its lo).
+static void gather_vector(double* v) {
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, part.counts, part.starts, MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+}
+#endif
+
 // Solves A z = x approximately with CG_ITERATIONS conjugate gradient steps
-// (NAS CG's conj_grad). p, q and r are work vectors. Returns ||x - A z||.
+// (NAS CG's conj_grad). x, q and r hold this rank's block (part); z and p
+// are whole vectors (A multiplies them) of which this rank computes its block.
+// Returns ||x - A z||.
 static double conj_grad(const CsrMatrix* a, const double* x, double* z, double* p, double* q,
                         double* r) {
-  long n = a->n;
-  scale(n, 0.0, x, z);
+  long lo = part.lo, hi = part.hi, n = hi - lo;
+  double* zb = z + lo;  // this rank's blocks of z and p
+  double* pb = p + lo;
+  scale(n, 0.0, x, zb);
   scale(n, 1.0, x, r);
-  scale(n, 1.0, x, p);
+  scale(n, 1.0, x, pb);
   double rho = dot(n, r, r);
   for (int cgit = 0; cgit < CG_ITERATIONS; ++cgit) {
-    sparse_matvec(a, p, q);
-    double alpha = rho / dot(n, p, q);
-    axpy(n, alpha, p, z);
+#ifdef PARLOT_EXAMPLE_MPI
+    gather_vector(p);
+#endif
+    sparse_matvec(a, lo, hi, p, q);
+    double alpha = rho / dot(n, pb, q);
+    axpy(n, alpha, pb, zb);
     axpy(n, -alpha, q, r);
     double rho0 = rho;
     rho = dot(n, r, r);
     if (rho == 0.0) break;  // converged exactly (only happens for tiny n)
-    xpby(n, r, rho / rho0, p);
+    xpby(n, r, rho / rho0, pb);
   }
   // Explicit residual: r = x - A z.
-  sparse_matvec(a, z, r);
+#ifdef PARLOT_EXAMPLE_MPI
+  gather_vector(z);
+#endif
+  sparse_matvec(a, lo, hi, z, r);
   xpby(n, x, -1.0, r);
   return norm2(n, r);
 }
@@ -228,50 +278,75 @@ static int parse_long(const char* text, const char* what, long max, long* out) {
   errno = 0;
   long v = strtol(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || v < 1 || v > max) {
-    fprintf(stderr, "cg: invalid %s '%s' (expected 1..%ld)\n", what, text, max);
+    if (my_rank == 0) fprintf(stderr, "cg: invalid %s '%s' (expected 1..%ld)\n", what, text, max);
     return 0;
   }
   *out = v;
   return 1;
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   long n = 40, iterations = 2;
   if (argc > 3) {
-    fprintf(stderr, "usage: cg [n] [iterations]\n");
+    if (my_rank == 0) fprintf(stderr, "usage: cg [n] [iterations]\n");
     return 2;
   }
   if (argc > 1 && !parse_long(argv[1], "n", 100000000L, &n)) return 2;
   if (argc > 2 && !parse_long(argv[2], "iterations", 1000000L, &iterations)) return 2;
 
+  part.lo = n * my_rank / num_ranks;
+  part.hi = n * (my_rank + 1) / num_ranks;
+  long nb = part.hi - part.lo;  // this rank's block length
   CsrMatrix a;
-  if (!make_matrix(n, &a)) {
-    fprintf(stderr, "cg: out of memory for n=%ld\n", n);
-    return 1;
-  }
-  double* x = malloc((size_t)n * sizeof *x);
+  int ok = make_matrix(n, &a);
+  double* x = malloc((size_t)(nb + 1) * sizeof *x);
   double* z = malloc((size_t)n * sizeof *z);
   double* p = malloc((size_t)n * sizeof *p);
-  double* q = malloc((size_t)n * sizeof *q);
-  double* r = malloc((size_t)n * sizeof *r);
-  if (!x || !z || !p || !q || !r) {
+  double* q = malloc((size_t)(nb + 1) * sizeof *q);
+  double* r = malloc((size_t)(nb + 1) * sizeof *r);
+#ifdef PARLOT_EXAMPLE_MPI
+  part.counts = malloc((size_t)num_ranks * sizeof *part.counts);
+  part.starts = malloc((size_t)num_ranks * sizeof *part.starts);
+  ok = ok && part.counts && part.starts;
+  for (int k = 0; ok && k < num_ranks; ++k) {
+    part.starts[k] = (int)(n * k / num_ranks);
+    part.counts[k] = (int)(n * (k + 1) / num_ranks) - part.starts[k];
+  }
+#endif
+  if (!ok || !x || !z || !p || !q || !r) {
     fprintf(stderr, "cg: out of memory for n=%ld\n", n);
+#ifdef PARLOT_EXAMPLE_MPI
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
     return 1;
   }
-  for (long i = 0; i < n; ++i) x[i] = 1.0;
+  for (long i = 0; i < nb; ++i) x[i] = 1.0;
 
   // Inverse power iteration, as in NAS CG's timed loop.
   double zeta = 0.0, rnorm = 0.0;
   for (long it = 0; it < iterations; ++it) {
     rnorm = conj_grad(&a, x, z, p, q, r);
-    double xz = dot(n, x, z);
-    double inv_znorm = 1.0 / norm2(n, z);
+    double xz = dot(nb, x, z + part.lo);
+    double inv_znorm = 1.0 / norm2(nb, z + part.lo);
     zeta = SHIFT + 1.0 / xz;
-    scale(n, inv_znorm, z, x);
+    scale(nb, inv_znorm, z + part.lo, x);
   }
 
-  printf("cg n=%ld nnz=%ld iterations=%ld zeta=%.12e rnorm=%.4e\n", n, a.nnz, iterations, zeta,
-         rnorm);
+  if (my_rank == 0) {
+    // zeta to 11 digits and rnorm to 3 are the same for any number of MPI
+    // ranks; a residual below RNORM_FLOOR is rounding noise whose digits
+    // depend on the order of the sums, so only the bound is printed.
+    printf("cg n=%ld nnz=%ld iterations=%ld zeta=%.10e ", n, a.nnz, iterations, zeta);
+    if (rnorm < RNORM_FLOOR) {
+      printf("rnorm<%.0e\n", RNORM_FLOOR);
+    } else {
+      printf("rnorm=%.2e\n", rnorm);
+    }
+  }
+#ifdef PARLOT_EXAMPLE_MPI
+  free(part.counts);
+  free(part.starts);
+#endif
   free(x);
   free(z);
   free(p);
@@ -281,4 +356,17 @@ int main(int argc, char** argv) {
   free(a.col);
   free(a.val);
   return 0;
+}
+
+int main(int argc, char** argv) {
+#ifdef PARLOT_EXAMPLE_MPI
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
+#endif
+  int status = run(argc, argv);
+#ifdef PARLOT_EXAMPLE_MPI
+  MPI_Finalize();
+#endif
+  return status;
 }

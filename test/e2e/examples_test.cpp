@@ -116,6 +116,9 @@ std::vector<Example> examples() {
        4},
       {"cpp_features", {"4"}, {"::", "operator", "~"}, 1},
       {"cg", {"30", "2"}, {"conj_grad() {", "sparse_matvec() {", "dot();"}, 1},
+      {"ep", {"10"}, {"ep_kernel() {", "batch_seed();", "vranlc();", "gaussian_batch();"}, 1},
+      {"is", {"10", "8", "2"}, {"rank_keys() {", "rank_bucket();", "full_verify() {"}, 1},
+      {"mg", {"4", "2"}, {"mg3P() {", "rprj3() {", "interp_row();", "psinv_row();"}, 1},
       {"many_functions", {}, {"  f00000();\n", "  f69999();\n"}, 1},
   };
   if (fs::exists(examples_dir() + "/jacobi")) {
