@@ -49,7 +49,7 @@ done
 {
   echo "## Hook cost: ns of CPU time per instrumented call (one entry + one exit event)"
   echo
-  echo "Median of $rounds rounds; configurations run in turn. 'per event over no-op' = (config - no-op) / 2 for BM_InstrumentedCall, / 6 for BM_CallerWithTwoCallees (3 calls)."
+  echo "Median of $rounds rounds; configurations run in turn. Per call: BM_CallerWithTwoCallees is divided by its 3 instrumented calls. 'per event over no-op' = (Parlot - no-op) / 2."
   echo
   echo "| benchmark | no-op | Parlot | Parlot-NC | compress to nowhere | Parlot per event over no-op |"
   echo "|---|---|---|---|---|---|"
@@ -84,7 +84,7 @@ record() {  # name args...
 }
 record cg 7000 20
 record mg 32 2
-record is 262144 4
+record is 20 19 4
 record quicksort_threads 2000000 2
 record cpp_features 20000
 trace_list=$(IFS=:; echo "${traces[*]}")
