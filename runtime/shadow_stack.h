@@ -75,10 +75,13 @@ class ShadowStack {
   template <class Emit>
   [[gnu::always_inline]] inline bool enter(std::uintptr_t fn, std::uintptr_t call_site,
                                            std::uintptr_t sp, std::uint32_t id, Emit& emit) {
-    // Fast path: the top frame lies above, and both are on the thread's own
-    // stack: a plain nested call.
-    if (depth_ == 0 || (frames_[depth_ - 1].sp > sp && sp - stack_lo_ < stack_size_ &&
-                        frames_[depth_ - 1].sp - stack_lo_ < stack_size_)) [[likely]] {
+    // Fast: nothing open, a callee below its caller on the thread stack, or
+    // an inlined callee (its host's stack pointer and call site, another
+    // function), the same decisions enter_slow takes for these cases.
+    const ShadowFrame* top = depth_ == 0 ? nullptr : &frames_[depth_ - 1];
+    if (top == nullptr ||
+        (top->sp > sp && sp - stack_lo_ < stack_size_ && top->sp - stack_lo_ < stack_size_) ||
+        (top->sp == sp && top->call_site == call_site && top->function != fn)) [[likely]] {
       if (depth_ == capacity_) [[unlikely]] {
         ++counters_.overflowed;
         return false;

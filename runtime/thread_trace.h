@@ -33,8 +33,8 @@ class ThreadTrace {
 
   /// Records an entry into `fn` called from `call_site`, the instrumented
   /// function's stack pointer being `sp`, with function ID `id`.
-  inline void on_enter(std::uintptr_t fn, std::uintptr_t call_site, std::uintptr_t sp,
-                       std::uint32_t id) {
+  [[gnu::always_inline]] inline void on_enter(std::uintptr_t fn, std::uintptr_t call_site,
+                                              std::uintptr_t sp, std::uint32_t id) {
     Emitter e{this};
     stack_.enter(fn, call_site, sp, id, e);
   }
@@ -48,7 +48,7 @@ class ThreadTrace {
 
   /// Records the exit of `fn` at stack pointer `sp`; `at_cfa`: the exit
   /// hook was jumped to after the function's epilogue (ShadowStack::exit).
-  inline void on_exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
+  [[gnu::always_inline]] inline void on_exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
     Emitter e{this};
     stack_.exit(fn, sp, at_cfa, e);
   }
