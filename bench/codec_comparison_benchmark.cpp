@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "event_streams.h"
 #include "parlot/codec.h"
 #include "parlot/trace_reader.h"
 
@@ -92,10 +93,7 @@ Stream load_trace(const std::filesystem::path& path) {
   Stream s;
   s.name = path.stem().string();
   try {
-    parlot::ThreadEventReader reader(path);
-    for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
-      s.events.insert(s.events.end(), b.begin(), b.end());
-    }
+    s.events = parlot::bench::recorded_events(path);
   } catch (const parlot::FormatError& e) {
     die(path.string() + ": " + e.what());
   }
@@ -103,34 +101,10 @@ Stream load_trace(const std::filesystem::path& path) {
   return s;
 }
 
-/// Synthetic call-dense stream: a main loop over a kernel that calls two
-/// helpers in an inner loop of varying length, and now and then one of a few
-/// hundred other functions.
 Stream synthetic_stream(std::size_t n) {
   Stream s;
   s.name = "synthetic";
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  auto rnd = [&x] {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545f4914f6cdd1dull >> 32;
-  };
-  auto& v = s.events;
-  v.push_back(1);  // main
-  while (v.size() < n) {
-    v.push_back(2);  // kernel
-    const std::uint64_t inner = 8 + rnd() % 17;
-    for (std::uint64_t i = 0; i < inner; ++i) {
-      v.insert(v.end(), {3, 0});                      // helper
-      if (rnd() % 4 == 0) v.insert(v.end(), {4, 0});  // second helper, sometimes
-    }
-    if (rnd() % 64 == 0) {
-      v.push_back(static_cast<std::uint32_t>(100 + rnd() % 500));
-      v.insert(v.end(), {5, 0, 0});
-    }
-    v.push_back(0);
-  }
+  s.events = parlot::bench::synthetic_call_stream(n);
   s.raw = raw_words(s.events);
   return s;
 }

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "event_streams.h"
 #include "parlot/codec.h"
 #include "parlot/format.h"
 #include "parlot/trace_reader.h"
@@ -461,48 +462,13 @@ void measure(Row& r, const std::vector<std::uint32_t>& src, std::uint64_t n,
   }
 }
 
-/// Synthetic call-dense stream: a main loop over a kernel that calls two
-/// helpers in an inner loop of varying length, and now and then one of a few
-/// hundred other functions.
-std::vector<std::uint32_t> synthetic_stream(std::size_t n) {
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  auto rnd = [&x] {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545f4914f6cdd1dull >> 32;
-  };
-  std::vector<std::uint32_t> v{1};  // main
-  v.reserve(n + 64);
-  while (v.size() < n) {
-    v.push_back(2);  // kernel
-    const std::uint64_t inner = 8 + rnd() % 17;
-    for (std::uint64_t i = 0; i < inner; ++i) {
-      v.insert(v.end(), {3, 0});                      // helper
-      if (rnd() % 4 == 0) v.insert(v.end(), {4, 0});  // second helper, sometimes
-    }
-    if (rnd() % 64 == 0) {
-      v.push_back(static_cast<std::uint32_t>(100 + rnd() % 500));
-      v.insert(v.end(), {5, 0, 0});
-    }
-    v.push_back(0);
-  }
-  v.resize(n);
-  return v;
-}
-
 std::vector<std::uint32_t> load_trace(const char* path, std::uint64_t max_events) {
   std::vector<std::uint32_t> v;
   try {
-    parlot::ThreadEventReader reader(path);
-    for (auto b = reader.next_batch(); !b.empty() && v.size() < max_events;
-         b = reader.next_batch()) {
-      v.insert(v.end(), b.begin(), b.end());
-    }
+    v = parlot::bench::recorded_events(path, max_events);
   } catch (const parlot::FormatError& e) {
     die(std::string(path) + ": " + e.what());
   }
-  if (v.size() > max_events) v.resize(max_events);
   if (v.empty()) die(std::string(path) + ": no events");
   return v;
 }
@@ -540,7 +506,8 @@ int main(int argc, char** argv) {
     src = load_trace(t, n);
     source = t;
   } else {
-    src = synthetic_stream(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 24)));
+    src = parlot::bench::synthetic_call_stream(
+        static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 24)));
     source = "synthetic call-dense stream";
   }
   std::uint64_t raw_bytes = 0;
