@@ -2,7 +2,7 @@
 # Figs. 2-7: per workload, clustered bars for each configuration. Run in the
 # results directory (reads slowdown.dat, bandwidth.dat, ratio.dat, bytes.dat;
 # writes slowdown.png, bandwidth.png, ratio.png, bytes.png).
-set terminal pngcairo size 1400,600 font ",10"
+set terminal pngcairo size 1400,600 font ",10" noenhanced
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
