@@ -32,18 +32,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef PARLOT_EXAMPLE_MPI
-#include <mpi.h>
-#endif
+#define KERNEL_NAME "cg"
+#include "kernel_main.h"
 
 enum { NONZER = 5, CG_ITERATIONS = 25 };
 static const double SHIFT = 10.0;  // NAS CG class S shift
 static const double RCOND = 0.1;   // diagonal margin over the off-diagonal row sum
 
 static const double RNORM_FLOOR = 1e-13;  // residuals below are rounding noise
-
-static int my_rank = 0;    // MPI rank (0 in the serial build)
-static int num_ranks = 1;  // MPI ranks (1 in the serial build)
 
 // This rank's block of the rows and of every vector: [lo, hi).
 static struct {
@@ -273,26 +269,14 @@ static double conj_grad(const CsrMatrix* a, const double* x, double* z, double* 
   return norm2(n, r);
 }
 
-static int parse_long(const char* text, const char* what, long max, long* out) {
-  char* end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < 1 || v > max) {
-    if (my_rank == 0) fprintf(stderr, "cg: invalid %s '%s' (expected 1..%ld)\n", what, text, max);
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
 static int run(int argc, char** argv) {
   long n = 40, iterations = 2;
   if (argc > 3) {
     if (my_rank == 0) fprintf(stderr, "usage: cg [n] [iterations]\n");
     return 2;
   }
-  if (argc > 1 && !parse_long(argv[1], "n", 100000000L, &n)) return 2;
-  if (argc > 2 && !parse_long(argv[2], "iterations", 1000000L, &iterations)) return 2;
+  if (argc > 1 && !parse_long(argv[1], "n", 1, 100000000L, &n)) return 2;
+  if (argc > 2 && !parse_long(argv[2], "iterations", 1, 1000000L, &iterations)) return 2;
 
   part.lo = n * my_rank / num_ranks;
   part.hi = n * (my_rank + 1) / num_ranks;
@@ -356,17 +340,4 @@ static int run(int argc, char** argv) {
   free(a.col);
   free(a.val);
   return 0;
-}
-
-int main(int argc, char** argv) {
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
-#endif
-  int status = run(argc, argv);
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Finalize();
-#endif
-  return status;
 }

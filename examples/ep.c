@@ -32,17 +32,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef PARLOT_EXAMPLE_MPI
-#include <mpi.h>
-#endif
+#define KERNEL_NAME "ep"
+#include "kernel_main.h"
 
 enum { MK = 4, NK = 1 << MK, NQ = 10, MAX_M = 40 };
 static const uint64_t LCG_A = 1220703125ULL;  // 5^13, NAS's multiplier
 static const uint64_t SEED = 271828183ULL;    // NAS EP's seed
 static const uint64_t MASK46 = (1ULL << 46) - 1;
-
-static int my_rank = 0;    // MPI rank (0 in the serial build)
-static int num_ranks = 1;  // MPI ranks (1 in the serial build)
 
 typedef struct {
   double sx, sy;
@@ -118,20 +114,6 @@ static void ep_kernel(long first, long last, Tally* t) {
   }
 }
 
-static int parse_long(const char* text, const char* what, long min, long max, long* out) {
-  char* end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
-    if (my_rank == 0) {
-      fprintf(stderr, "ep: invalid %s '%s' (expected %ld..%ld)\n", what, text, min, max);
-    }
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
 static int run(int argc, char** argv) {
   long m = 12;
   if (argc > 2) {
@@ -160,17 +142,4 @@ static int run(int argc, char** argv) {
     printf(" sx=%.10e sy=%.10e\n", t.sx, t.sy);
   }
   return 0;
-}
-
-int main(int argc, char** argv) {
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
-#endif
-  int status = run(argc, argv);
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Finalize();
-#endif
-  return status;
 }

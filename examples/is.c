@@ -41,17 +41,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PARLOT_EXAMPLE_MPI
-#include <mpi.h>
-#endif
+#define KERNEL_NAME "is"
+#include "kernel_main.h"
 
 enum { CHUNK = 32, KEYS_PER_BUCKET_LOG2 = 6, TEST_KEYS = 5 };
 static const uint64_t LCG_A = 1220703125ULL;  // 5^13, NAS's multiplier
 static const uint64_t SEED = 314159265ULL;    // NAS IS's seed
 static const uint64_t MASK46 = (1ULL << 46) - 1;
-
-static int my_rank = 0;    // MPI rank (0 in the serial build)
-static int num_ranks = 1;  // MPI ranks (1 in the serial build)
 
 typedef struct {
   long num_keys;     // all keys
@@ -434,20 +430,6 @@ static void free_sorter(Sorter* s) {
   free(s->local_count);
 }
 
-static int parse_long(const char* text, const char* what, long min, long max, long* out) {
-  char* end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
-    if (my_rank == 0) {
-      fprintf(stderr, "is: invalid %s '%s' (expected %ld..%ld)\n", what, text, min, max);
-    }
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
 static int run(int argc, char** argv) {
   long log2_keys = 10, log2_max_key = 8, iterations = 4;
   if (argc > 4) {
@@ -490,17 +472,4 @@ static int run(int argc, char** argv) {
   }
   free_sorter(&s);
   return 0;
-}
-
-int main(int argc, char** argv) {
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
-#endif
-  int status = run(argc, argv);
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Finalize();
-#endif
-  return status;
 }

@@ -40,9 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PARLOT_EXAMPLE_MPI
-#include <mpi.h>
-#endif
+#define KERNEL_NAME "mg"
+#include "kernel_main.h"
 
 enum { MAX_LEVELS = 12, EXTREMES = 10 };
 static const uint64_t LCG_A = 1220703125ULL;  // 5^13, NAS's multiplier
@@ -52,9 +51,6 @@ static const uint64_t MASK46 = (1ULL << 46) - 1;
 // NAS MG's residual operator A and smoother S (classes S and W).
 static const double A[4] = {-8.0 / 3.0, 0.0, 1.0 / 6.0, 1.0 / 12.0};
 static const double C[4] = {-3.0 / 8.0, 1.0 / 32.0, -1.0 / 64.0, 0.0};
-
-static int my_rank = 0;    // MPI rank (0 in the serial build)
-static int num_ranks = 1;  // MPI ranks (1 in the serial build)
 
 // One grid of the hierarchy as this rank stores it: all of x and y with one
 // ghost layer on each side (m1 = m2 = n + 2), and planes z0 .. z0 + m3 - 1
@@ -442,20 +438,6 @@ static void setup_levels(Level* levels, int lt) {
   }
 }
 
-static int parse_long(const char* text, const char* what, long min, long max, long* out) {
-  char* end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
-    if (my_rank == 0) {
-      fprintf(stderr, "mg: invalid %s '%s' (expected %ld..%ld)\n", what, text, min, max);
-    }
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
 static int run(int argc, char** argv) {
   long n = 8, iterations = 2;
   if (argc > 3) {
@@ -522,17 +504,4 @@ static int run(int argc, char** argv) {
   free(work2);
   free(work3);
   return 0;
-}
-
-int main(int argc, char** argv) {
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
-#endif
-  int status = run(argc, argv);
-#ifdef PARLOT_EXAMPLE_MPI
-  MPI_Finalize();
-#endif
-  return status;
 }

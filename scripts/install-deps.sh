@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Parlot needs to build and test, when missing.
+# Installs the Debian packages Parlot needs to build and test, when missing,
+# plus any packages named as arguments (scripts/install-bench-deps.sh).
 # Debian 12; run as root (CI is) or with sudo available.
 set -euo pipefail
 packages=(
@@ -9,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   openmpi-bin libopenmpi-dev libzstd-dev liblz4-dev
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do
