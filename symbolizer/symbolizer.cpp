@@ -17,7 +17,11 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <queue>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace parlot {
@@ -339,22 +343,58 @@ Symbolizer::Symbolizer(LoadMap load_map, WarningSink warn)
     : load_map_(std::move(load_map)), warn_(std::move(warn)) {
   // Entries naming the same file at the same bias (e.g. one entry per
   // segment) share one Object, so the file is opened and warned about once.
+  // Keyed by views into load_map_, which never changes: O(n log n).
+  std::map<std::tuple<std::string_view, std::uint64_t, std::string_view>, Object*> by_identity;
   entry_objects_.reserve(load_map_.size());
+  for (const LoadedObject& entry : load_map_) {
+    auto [it, inserted] =
+        by_identity.try_emplace({entry.path, entry.load_bias, entry.build_id}, nullptr);
+    if (inserted) {
+      objects_.push_back(std::make_unique<Object>());
+      it->second = objects_.back().get();
+    }
+    entry_objects_.push_back(it->second);
+  }
+  build_address_index();
+}
+
+void Symbolizer::build_address_index() {
+  // Sweep over the range bounds in address order with a min-heap of the
+  // entries open there (removed lazily): each elementary interval between
+  // two bounds gets the lowest-indexed entry that contains it. O(n log n)
+  // time, O(n) memory; find_object() is then one binary search.
+  struct Bound {
+    std::uint64_t address;
+    int entry;
+    bool opens;
+  };
+  std::vector<Bound> bounds;
+  bounds.reserve(2 * load_map_.size());
   for (std::size_t i = 0; i < load_map_.size(); ++i) {
-    const LoadedObject& entry = load_map_[i];
-    Object* shared = nullptr;
-    for (std::size_t j = 0; j < i && shared == nullptr; ++j) {
-      const LoadedObject& other = load_map_[j];
-      if (other.path == entry.path && other.load_bias == entry.load_bias &&
-          other.build_id == entry.build_id) {
-        shared = entry_objects_[j];
+    const LoadedObject& e = load_map_[i];
+    if (e.end <= e.start) continue;  // contains() nothing
+    bounds.push_back({e.start, static_cast<int>(i), true});
+    bounds.push_back({e.end, static_cast<int>(i), false});
+  }
+  std::sort(bounds.begin(), bounds.end(),
+            [](const Bound& a, const Bound& b) { return a.address < b.address; });
+  std::vector<bool> closed(load_map_.size(), false);
+  std::priority_queue<int, std::vector<int>, std::greater<>> open;
+  for (std::size_t k = 0; k < bounds.size();) {
+    const std::uint64_t at = bounds[k].address;
+    for (; k < bounds.size() && bounds[k].address == at; ++k) {
+      if (bounds[k].opens) {
+        open.push(bounds[k].entry);
+      } else {
+        closed[static_cast<std::size_t>(bounds[k].entry)] = true;
       }
     }
-    if (shared == nullptr) {
-      objects_.push_back(std::make_unique<Object>());
-      shared = objects_.back().get();
+    while (!open.empty() && closed[static_cast<std::size_t>(open.top())]) open.pop();
+    const int entry = open.empty() ? -1 : open.top();
+    if (range_entries_.empty() || range_entries_.back() != entry) {
+      range_starts_.push_back(at);
+      range_entries_.push_back(entry);
     }
-    entry_objects_.push_back(shared);
   }
 }
 
@@ -369,10 +409,9 @@ void Symbolizer::warn(const std::string& message) const {
 }
 
 int Symbolizer::find_object(std::uint64_t address) const {
-  for (std::size_t i = 0; i < load_map_.size(); ++i) {
-    if (load_map_[i].contains(address)) return static_cast<int>(i);
-  }
-  return -1;
+  const auto it = std::upper_bound(range_starts_.begin(), range_starts_.end(), address);
+  if (it == range_starts_.begin()) return -1;
+  return range_entries_[static_cast<std::size_t>(it - range_starts_.begin() - 1)];
 }
 
 bool Symbolizer::open_object(std::size_t index) {

@@ -132,7 +132,10 @@ class Symbolizer {
   struct Object;  // Per-object state (libdwfl session, indexes); symbolizer.cpp.
 
   // Index into load_map_ of the first entry containing `address`, or -1.
+  // O(log n) through range_starts_/range_entries_.
   int find_object(std::uint64_t address) const;
+  // Fills range_starts_/range_entries_ from load_map_ (O(n log n)).
+  void build_address_index();
   // Opens the object of load_map_[index] on first use (warning about problems once);
   // returns false when the object cannot be used for symbolization.
   bool open_object(std::size_t index);
@@ -144,6 +147,10 @@ class Symbolizer {
   WarningSink warn_;
   std::vector<std::unique_ptr<Object>> objects_;  // One per distinct object.
   std::vector<Object*> entry_objects_;            // Parallel to load_map_.
+  // Address index: from range_starts_[k] up to the next start, the first
+  // entry containing the address is range_entries_[k] (-1: none). Sorted.
+  std::vector<std::uint64_t> range_starts_;
+  std::vector<int> range_entries_;
   std::unordered_map<std::uint64_t, SourceLocation> cache_;
 };
 

@@ -150,6 +150,11 @@ struct ProcessTrace {
   std::optional<CrashRecord> crash;
   /// Problems found while opening (missing function table, ...).
   std::vector<std::string> warnings;
+  /// Damage found while opening, each message naming the file: a thread
+  /// file that is not a regular file, or missing although the process file
+  /// counts it (`threads`). The events of those threads are lost; a tool
+  /// reports each and exits with the damage status.
+  std::vector<std::string> errors;
 };
 
 /// Opens a trace directory: either one process directory (it holds a

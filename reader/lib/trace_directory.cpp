@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <set>
 #include <system_error>
 
 #include "parlot/trace_reader.h"
@@ -25,20 +26,45 @@ ProcessTrace open_process(const fs::path& dir) {
                          "functions show as IDs");
   }
   if (fs::exists(dir / "crash")) p.crash = read_crash_record(dir / "crash");
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.starts_with("thread-") && name.ends_with(".trace") && e.is_regular_file()) {
-      p.thread_files.push_back(e.path());
-    }
-  }
-  // thread-<index>-<tid>.trace: order by index.
+  // thread-<index>-<tid>.trace
   auto index_of = [](const fs::path& f) {
     const std::string n = f.filename().string();
     return std::strtoull(n.c_str() + 7, nullptr, 10);
   };
+  std::set<std::uint64_t> present;  // thread indices with a file of any kind
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("thread-") || !name.ends_with(".trace")) continue;
+    present.insert(index_of(e.path()));
+    std::error_code type_ec;
+    if (e.is_regular_file(type_ec)) {
+      p.thread_files.push_back(e.path());
+    } else {
+      p.errors.push_back(e.path().string() +
+                         ": offset 0: thread file is not a regular file; its events are lost");
+    }
+  }
+  if (ec) p.errors.push_back(dir.string() + ": offset 0: cannot list directory: " + ec.message());
   std::sort(p.thread_files.begin(), p.thread_files.end(),
             [&](const fs::path& a, const fs::path& b) { return index_of(a) < index_of(b); });
+  // The "threads" line counts the thread traces the process started
+  // (indices 0..threads-1): each must have left a file.
+  const std::uint64_t listed = std::min<std::uint64_t>(p.metadata.threads, 1u << 20);
+  std::vector<std::uint64_t> missing;
+  for (std::uint64_t i = 0; i < listed; ++i) {
+    if (!present.contains(i)) missing.push_back(i);
+  }
+  for (std::size_t k = 0; k < missing.size() && k < 16; ++k) {
+    p.errors.push_back((dir / ("thread-" + std::to_string(missing[k]) + "-*.trace")).string() +
+                       ": offset 0: missing: the process file counts " +
+                       std::to_string(p.metadata.threads) + " threads, thread #" +
+                       std::to_string(missing[k]) + " has no file; its events are lost");
+  }
+  if (missing.size() > 16) {
+    p.errors.push_back(dir.string() + ": offset 0: " + std::to_string(missing.size() - 16) +
+                       " more thread files missing");
+  }
   return p;
 }
 

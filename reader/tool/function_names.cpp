@@ -2,13 +2,15 @@
 
 #include <fmt/core.h>
 
+#include "visible_text.h"
+
 namespace parlot::tool {
 
 FunctionNames::FunctionNames(const ProcessTrace& process)
     : process_(process),
       symbolizer_(process.load_map,
                   [](const std::string& warning) {
-                    fmt::print(stderr, "parlot-read: warning: {}\n", warning);
+                    fmt::print(stderr, "parlot-read: warning: {}\n", visible_text(warning));
                   }),
       by_id_(process.function_addresses.size()),
       display_(process.function_addresses.size()) {}
@@ -29,7 +31,7 @@ const SourceLocation& FunctionNames::lookup(std::uint32_t id) {
 const std::string& FunctionNames::display_name(std::uint32_t id) {
   if (const std::string* cached = display_.find(id)) return *cached;
   const std::string& name = lookup(id).function;
-  return display_.put(id, name.find('(') == std::string::npos ? name + "()" : name);
+  return display_.put(id, visible_text(name.find('(') == std::string::npos ? name + "()" : name));
 }
 
 }  // namespace parlot::tool

@@ -27,7 +27,8 @@ class FunctionNames {
   }
 
   /// Name as shown in traces: the function name, with "()" added for plain
-  /// names (C, Fortran) so every line reads as a call.
+  /// names (C, Fortran) so every line reads as a call, passed through
+  /// visible_text() (control bytes and invalid UTF-8 escaped).
   const std::string& display_name(std::uint32_t id);
 
  private:

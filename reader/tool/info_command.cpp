@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "function_names.h"
 #include "thread_walk.h"
+#include "visible_text.h"
 
 namespace parlot::tool {
 namespace {
@@ -26,13 +27,14 @@ int run_info(const InfoOptions& o) {
   std::uint64_t all_events = 0, all_raw = 0, all_bytes = 0, all_threads = 0;
   for (const auto& process : open_trace_directory(o.dir)) {
     if (!o.selection.selects(process)) continue;
-    report_warnings(process);
+    status |= report_warnings(process);
     const auto& m = process.metadata;
     std::string args;
-    for (const auto& a : m.arguments) args += (args.empty() ? "" : " ") + a;
-    fmt::print("process {}{}: {}\n", m.pid, m.rank.empty() ? "" : " rank " + m.rank, args);
-    fmt::print("  executable {}, host {}, {} functions, {}\n", m.executable, m.host,
-               process.function_addresses.size(),
+    for (const auto& a : m.arguments) args += (args.empty() ? "" : " ") + visible_text(a);
+    fmt::print("process {}{}: {}\n", m.pid, m.rank.empty() ? "" : " rank " + visible_text(m.rank),
+               args);
+    fmt::print("  executable {}, host {}, {} functions, {}\n", visible_text(m.executable),
+               visible_text(m.host), process.function_addresses.size(),
                m.end_ns ? "duration " + human_duration(static_cast<double>(m.end_ns - m.start_ns))
                         : std::string("did not finish"));
     if (m.discard) {

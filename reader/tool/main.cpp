@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "parlot/trace_reader.h"
+#include "visible_text.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"parlot-read: read Parlot whole-program call traces"};
@@ -18,11 +19,11 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const parlot::FormatError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "parlot-read: error: {}\n", e.what());
+    fmt::print(stderr, "parlot-read: error: {}\n", parlot::tool::visible_text(e.what()));
     return 1;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "parlot-read: error: {}\n", e.what());
+    fmt::print(stderr, "parlot-read: error: {}\n", parlot::tool::visible_text(e.what()));
     return 1;
   }
   return exit_status;

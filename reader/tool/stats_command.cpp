@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "function_names.h"
 #include "thread_walk.h"
+#include "visible_text.h"
 
 namespace parlot::tool {
 namespace {
@@ -57,12 +58,14 @@ void print_stats(const std::string& title, const CallStats& s) {
   for (const auto& [k, v] : s.calls) calls.emplace_back(v, k);
   std::stable_sort(calls.begin(), calls.end(), [](auto& a, auto& b) { return a.first > b.first; });
   fmt::print("{:>14}  {}\n", "calls", "function");
-  for (const auto& [n, f] : calls) fmt::print("{:>14}  {}\n", n, f);
+  for (const auto& [n, f] : calls) fmt::print("{:>14}  {}\n", n, visible_text(f));
   std::vector<std::pair<std::uint64_t, std::pair<std::string, std::string>>> edges;
   for (const auto& [k, v] : s.edges) edges.emplace_back(v, k);
   std::stable_sort(edges.begin(), edges.end(), [](auto& a, auto& b) { return a.first > b.first; });
   fmt::print("{:>14}  {}\n", "calls", "caller -> callee");
-  for (const auto& [n, e] : edges) fmt::print("{:>14}  {} -> {}\n", n, e.first, e.second);
+  for (const auto& [n, e] : edges) {
+    fmt::print("{:>14}  {} -> {}\n", n, visible_text(e.first), visible_text(e.second));
+  }
   fmt::print("\n");
 }
 
@@ -71,7 +74,7 @@ int run_stats(const StatsOptions& o) {
   CallStats program;
   for (const auto& process : open_trace_directory(o.dir)) {
     if (!o.selection.selects(process)) continue;
-    report_warnings(process);
+    status |= report_warnings(process);
     FunctionNames names(process);
     CallStats whole_process;
     for (const auto& file : process.thread_files) {
@@ -88,8 +91,9 @@ int run_stats(const StatsOptions& o) {
     }
     if (o.by == "process") {
       const auto& m = process.metadata;
-      print_stats(fmt::format("process {}{} {}", m.pid, m.rank.empty() ? "" : " rank " + m.rank,
-                              m.executable),
+      print_stats(fmt::format("process {}{} {}", m.pid,
+                              m.rank.empty() ? "" : " rank " + visible_text(m.rank),
+                              visible_text(m.executable)),
                   whole_process);
     }
     program.merge(whole_process);

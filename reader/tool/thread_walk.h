@@ -21,10 +21,13 @@ struct Selection {
   bool selects(const ThreadTraceSummary& t) const { return !tid || t.tid == *tid; }
 };
 
-/// Prints "parlot-read: warning: ..." for the process's warnings and a damaged
-/// thread file; returns 1 if the file is damaged (cut short), else 0.
+/// Prints "parlot-read: error: ..." for a damaged thread file; returns 1 if
+/// the file is damaged (cut short), else 0.
 int report_damage(const ThreadTraceSummary& summary);
-void report_warnings(const ProcessTrace& process);
+/// Prints the process's warnings ("parlot-read: warning: ...") and damage
+/// found while opening it ("parlot-read: error: ...", e.g. a missing thread
+/// file); returns 1 if there was damage, else 0.
+int report_warnings(const ProcessTrace& process);
 
 class FunctionNames;
 

@@ -1,7 +1,6 @@
 // parlot-read trace: each thread's linear call trace, indented by depth like
 // `uftrace replay` (text), or one JSON object per event (jsonl).
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "function_names.h"
 #include "id_cache.h"
 #include "thread_walk.h"
+#include "visible_text.h"
 
 namespace parlot::tool {
 namespace {
@@ -87,8 +87,7 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
     if (const std::string* cached = tail.find(id)) return *cached;
     const SourceLocation& loc = names.lookup(id);
     return tail.put(id, fmt::format(",\"function\":{},\"file\":{},\"line\":{}}}\n",
-                                    nlohmann::json(loc.function).dump(),
-                                    nlohmann::json(loc.file).dump(), loc.line));
+                                    json_string(loc.function), json_string(loc.file), loc.line));
   };
   const std::string head = fmt::format("{{\"pid\":{},\"tid\":{},\"depth\":", s.pid, s.tid);
   walk_thread(reader, function_count, [&](const CallEvent& e) {
@@ -106,12 +105,13 @@ int run_trace(const TraceOptions& o) {
   Output out;
   for (const auto& process : open_trace_directory(o.dir)) {
     if (!o.selection.selects(process)) continue;
-    report_warnings(process);
+    status |= report_warnings(process);
     FunctionNames names(process);
     if (o.format == "text") {
       const auto& m = process.metadata;
       fmt::format_to(std::back_inserter(out.buf()), "# process {}{} {}\n", m.pid,
-                     m.rank.empty() ? "" : " rank " + m.rank, m.executable);
+                     m.rank.empty() ? "" : " rank " + visible_text(m.rank),
+                     visible_text(m.executable));
     }
     for (const auto& file : process.thread_files) {
       ThreadEventReader reader(file);

@@ -18,8 +18,10 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "parlot/call_stack_tracker.h"
 #include "parlot/codec.h"
@@ -1757,6 +1759,97 @@ TEST_F(ParlotReadTool, LargeFunctionIdWithoutATableDoesNotAllocatePerId) {
     EXPECT_EQ(r.exit_status, 0) << cmd << "\n" << r.err.substr(0, 2000);
     EXPECT_NE(r.out.find("#2147483647"), std::string::npos)
         << cmd << ": output does not name #2147483647";
+  }
+}
+
+// Issue 8 case 16: a thread file that the process file counts ("threads N")
+// but that is missing, or that is not a regular file, loses that thread's
+// events: every command names it and exits 1 (it was skipped silently with
+// exit 0). The other thread is still read.
+TEST_F(ParlotReadTool, MissingThreadFileIsNamedAndExitsOne) {
+  const fs::path dir = copy_of(kLz, "missing-thread");
+  const fs::path gone = thread_files(dir)[1];
+  fs::remove(gone);
+  for (const std::string cmd : {"info", "trace", "stats"}) {
+    expect_failure(cmd, dir, dir / "thread-1-*.trace");
+  }
+  const RunResult r = run_program({read_tool_path(), "trace", dir.string()}, tool_env(), 20);
+  EXPECT_THAT(r.err, HasSubstr("counts 2 threads, thread #1 has no file"));
+  EXPECT_THAT(r.out, HasSubstr("# thread "));  // thread #0 still printed
+  EXPECT_THAT(r.out, HasSubstr("main() {"));
+  const auto processes = open_trace_directory(dir);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].thread_files.size(), 1u);
+  ASSERT_EQ(processes[0].errors.size(), 1u);
+}
+
+TEST_F(ParlotReadTool, NonRegularThreadFileIsNamedAndExitsOne) {
+  for (const std::string kind : {"directory", "fifo", "dangling-symlink"}) {
+    SCOPED_TRACE(kind);
+    const fs::path dir = copy_of(kLz, "odd-thread-" + kind);
+    const fs::path file = thread_files(dir)[1];
+    fs::remove(file);
+    if (kind == "directory") {
+      fs::create_directory(file);
+    } else if (kind == "fifo") {
+      ASSERT_EQ(mkfifo(file.c_str(), 0600), 0);
+    } else {
+      fs::create_symlink(dir / "nowhere", file);
+    }
+    for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, file);
+    const RunResult r = run_program({read_tool_path(), "stats", dir.string()}, tool_env(), 20);
+    EXPECT_THAT(r.err, HasSubstr(file.string() + ": offset 0: thread file is not a regular file"));
+    EXPECT_THAT(r.out, HasSubstr("main"));  // thread #0 still counted
+  }
+}
+
+// Issue 8 case 14: a function whose name is not valid UTF-8 and holds a
+// terminal escape sequence ("odd" 0xff ESC "[31mname", odd_names_fixture):
+// jsonl output replaces the bad byte with U+FFFD and escapes ESC as \u001b,
+// every line parses and the stream goes on to the end; text output shows
+// both bytes as \xNN. No raw ESC or 0xff byte reaches the terminal.
+TEST_F(ParlotReadTool, InvalidUtf8AndEscapesInNamesAreEscapedAndTheStreamGoesOn) {
+  const fs::path dir = make_trace(tmp_.path() / "odd-names", kLz, odd_names_fixture_path());
+  auto no_raw_bytes = [](const std::string& out) {
+    return out.find('\x1b') == std::string::npos && out.find('\xff') == std::string::npos;
+  };
+  {
+    const RunResult r =
+        run_program({read_tool_path(), "trace", "--format", "jsonl", dir.string()}, tool_env(), 20);
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_TRUE(no_raw_bytes(r.out));
+    std::vector<std::pair<std::string, std::string>> events;  // kind, function
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      ASSERT_FALSE(j.is_discarded()) << "not JSON: " << line;
+      events.emplace_back(j.at("kind").get<std::string>(), j.at("function").get<std::string>());
+    }
+    const std::string shown = "odd\xef\xbf\xbd\x1b[31mname";  // U+FFFD for 0xff
+    const std::vector<std::pair<std::string, std::string>> expected = {
+        {"enter", "main"}, {"enter", shown},   {"enter", "leaf"}, {"exit", "leaf"},
+        {"exit", shown},   {"enter", "after"}, {"enter", "leaf"}, {"exit", "leaf"},
+        {"exit", "after"}, {"exit", "main"}};
+    EXPECT_EQ(events, expected);
+    EXPECT_THAT(r.out, HasSubstr(R"("function":"odd)"
+                                 "\xef\xbf\xbd"
+                                 R"(\u001b[31mname")"));
+  }
+  {
+    const RunResult r = run_program({read_tool_path(), "trace", dir.string()}, tool_env(), 20);
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_TRUE(no_raw_bytes(r.out));
+    EXPECT_THAT(r.out, HasSubstr("  odd\\xff\\x1b[31mname() {\n    leaf();\n  } /* "
+                                 "odd\\xff\\x1b[31mname() */\n  after() {\n"));
+    EXPECT_THAT(r.out, HasSubstr("} /* main() */\n"));
+  }
+  {
+    const RunResult r = run_program({read_tool_path(), "stats", dir.string()}, tool_env(), 20);
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_TRUE(no_raw_bytes(r.out));
+    EXPECT_THAT(r.out, HasSubstr("main -> odd\\xff\\x1b[31mname\n"));
   }
 }
 

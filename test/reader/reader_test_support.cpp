@@ -77,6 +77,10 @@ std::string runtime_path() {
 std::string fixture_path() {
   return env_or("PARLOT_TEST_FIXTURE", PARLOT_TEST_FIXTURE_PATH);
 }
+
+std::string odd_names_fixture_path() {
+  return env_or("PARLOT_TEST_ODD_NAMES_FIXTURE", PARLOT_TEST_ODD_NAMES_FIXTURE_PATH);
+}
 std::string read_tool_path() {
   return env_or("PARLOT_TEST_READ", PARLOT_TEST_READ_PATH);
 }
@@ -204,7 +208,7 @@ std::string TraceKind::name() const {
          (buffer_kb ? "-" + std::to_string(buffer_kb) + "k" : "");
 }
 
-fs::path make_trace(const fs::path& parent, const TraceKind& kind) {
+fs::path make_trace(const fs::path& parent, const TraceKind& kind, const std::string& program) {
   const fs::path dir = parent / kind.name();
   std::vector<std::string> env = {
       "PARLOT_DIR=" + dir.string(),
@@ -223,10 +227,11 @@ fs::path make_trace(const fs::path& parent, const TraceKind& kind) {
     env.push_back("ASAN_OPTIONS=detect_leaks=0");
   }
   env.push_back("LD_PRELOAD=" + preload);
-  const RunResult r = run_program({fixture_path()}, env, 60);
+  const std::string fixture = program.empty() ? fixture_path() : program;
+  const RunResult r = run_program({fixture}, env, 60);
   EXPECT_TRUE(r.exited && r.exit_status == 0)
-      << "fixture " << fixture_path() << " under " << preload << ": exit " << r.exit_status
-      << " signal " << r.signal << "\n"
+      << "fixture " << fixture << " under " << preload << ": exit " << r.exit_status << " signal "
+      << r.signal << "\n"
       << r.err;
   std::vector<fs::path> processes;
   std::error_code ec;

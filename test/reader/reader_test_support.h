@@ -25,6 +25,8 @@ namespace fs = std::filesystem;
 /// trace with an unsanitized runtime from a sanitized build).
 std::string runtime_path();
 std::string fixture_path();
+/// odd_names_fixture: a function named by invalid UTF-8 with an ESC in it.
+std::string odd_names_fixture_path();
 std::string read_tool_path();
 /// True when this test binary was built with PARLOT_SANITIZE.
 bool sanitized_build();
@@ -58,10 +60,11 @@ inline const TraceKind kRaw{false, 0};
 inline const TraceKind kLz4k{true, 4};
 inline const TraceKind kRaw4k{false, 4};
 
-/// Runs reader_fixture under the runtime with PARLOT_DIR=`parent`/<kind>
-/// and returns the one process directory it made. Fails the test (fatal
-/// assertion in the caller via ASSERT_NO_FATAL_FAILURE) when it cannot.
-fs::path make_trace(const fs::path& parent, const TraceKind& kind);
+/// Runs `program` (empty: reader_fixture) under the runtime with
+/// PARLOT_DIR=`parent`/<kind> and returns the one process directory it
+/// made. Fails the test (fatal assertion in the caller via
+/// ASSERT_NO_FATAL_FAILURE) when it cannot.
+fs::path make_trace(const fs::path& parent, const TraceKind& kind, const std::string& program = "");
 
 /// The thread files of a process directory, by thread index (file names
 /// thread-<index>-<tid>.trace).

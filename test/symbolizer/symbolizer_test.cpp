@@ -599,6 +599,58 @@ int open_fd_count() {
   return count;
 }
 
+// Issue 8 case 15: a load map of many entries is indexed in O(n log n) (the
+// constructor once compared every entry with every earlier one). 200,000
+// overlapping, partly duplicated entries, each at its own load bias so the
+// entry chosen shows in `offset`; every address must resolve to the first
+// entry containing it, as a linear scan over the map would find it. Pseudo
+// objects ("[vdso]") are never opened, so no file is touched.
+TEST(SymbolizerLoadMap, ManyOverlappingEntriesResolveToTheFirstContainingEntry) {
+  constexpr std::uint64_t kEntries = 200000;
+  LoadMap map;
+  map.reserve(kEntries);
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (std::uint64_t i = 0; i < kEntries; ++i) {
+    const std::uint64_t start = 0x100000 + (next() % 4000000) * 16;
+    const std::uint64_t length = 16 + (next() % 64) * 16;
+    map.push_back(make_object(start, start + length, i, "", "[vdso]"));
+    if (i % 10 == 0 && i + 1 < kEntries) {  // an exact duplicate range, later in the map
+      map.push_back(make_object(start, start + length, ++i, "", "[vdso]"));
+    }
+  }
+  Warnings warnings;
+  Symbolizer symbolizer(map, warnings.sink());
+  for (int k = 0; k < 400; ++k) {
+    // Half the probes at an entry's first or last byte, half anywhere.
+    const LoadedObject& some = map[next() % map.size()];
+    const std::uint64_t address = k % 4 == 0   ? some.start
+                                  : k % 4 == 1 ? some.end - 1
+                                  : k % 4 == 2 ? some.end
+                                               : 0x100000 + next() % (4000000 * 16);
+    const LoadedObject* expected = nullptr;
+    for (const LoadedObject& e : map) {
+      if (e.contains(address)) {
+        expected = &e;
+        break;
+      }
+    }
+    const SourceLocation& loc = symbolizer.resolve(address);
+    if (expected == nullptr) {
+      EXPECT_EQ(loc.dso, "") << std::hex << address;
+    } else {
+      EXPECT_EQ(loc.dso, "[vdso]") << std::hex << address;
+      EXPECT_EQ(loc.offset, address - expected->load_bias)
+          << "address " << std::hex << address << " resolved to load bias " << address - loc.offset
+          << ", the first containing entry has " << expected->load_bias;
+    }
+  }
+  EXPECT_THAT(warnings.messages, IsEmpty());
+}
+
 TEST(SymbolizerResources, DestructorClosesEveryFile) {
   const std::uint64_t c_add = symbol_address(SYMB_FIXTURE_C_DEBUG, "symb_c_add");
   const std::uint64_t debuglink = symbol_address(SYMB_FIXTURE_C_DEBUGLINK, "symb_c_add");
