@@ -1,0 +1,50 @@
+// Base of the formats that are views of the merged call tree (folded,
+// callgrind, dot, hatchet): builds each thread's tree from its events,
+// merges it by name at the thread's end, and writes the view at the end.
+#pragma once
+
+#include "call_tree.h"
+#include "exporter.h"
+#include "output_file.h"
+
+namespace parlot::exporter {
+
+class TreeExporter : public Exporter {
+ public:
+  TreeExporter(const std::string& output, ExportOptions options)
+      : out_(output), options_(std::move(options)) {}
+
+  void begin_process(const ProcessInfo& process) override { functions_ = process.functions; }
+  void begin_thread(const ThreadInfo&) override { thread_ = ThreadCallTree(); }
+  void event(const CallEvent& e, std::uint64_t time) override {
+    if (e.kind == CallEvent::Kind::kEnter) {
+      thread_.enter(e.function_id, time);
+    } else {
+      thread_.exit(time);
+    }
+  }
+  void end_thread(std::uint64_t end_time) override {
+    thread_.close_all(end_time);
+    tree_.merge(thread_, *functions_);
+    thread_ = ThreadCallTree();
+  }
+  void end() override {
+    write(tree_);
+    out_.close();
+  }
+
+ protected:
+  /// Writes the format's view of `tree` to out().
+  virtual void write(const CallTree& tree) = 0;
+  OutputFile& out() { return out_; }
+  const ExportOptions& options() const { return options_; }
+
+ private:
+  OutputFile out_;
+  ExportOptions options_;
+  FunctionSource* functions_ = nullptr;
+  ThreadCallTree thread_;
+  CallTree tree_;
+};
+
+}  // namespace parlot::exporter

@@ -1,0 +1,226 @@
+// The bundled examples traced, exported with `parlot-read export`, and read
+// back by the programs people use: callgrind_annotate (its call counts must
+// equal `parlot-read stats`), Graphviz dot (must render), JSON parsers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "e2e_support.h"
+
+namespace parlot::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+using Edges = std::map<std::pair<std::string, std::string>, std::uint64_t>;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool have(const std::string& program) {
+  return run({"/bin/sh", "-c", "command -v " + program}).exit_status == 0;
+}
+
+class ExportConsumers : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+      const RunResult r = run_traced({examples_dir() + "/" + example}, dir_->path() / example);
+      ASSERT_EQ(r.exit_status, 0) << r.err;
+    }
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static fs::path trace(const std::string& example) { return dir_->path() / example; }
+  /// Runs the export and returns the output file's path.
+  static fs::path export_to(const std::string& example, const std::string& format,
+                            std::vector<std::string> extra = {}) {
+    const fs::path out = dir_->path() / (example + "." + format);
+    std::vector<std::string> args{"export", "--format",  format, trace(example).string(),
+                                  "-o",     out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = parlot_read(args);
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("logical clock"));
+    return out;
+  }
+  /// caller -> callee call counts from `parlot-read stats` (calls from
+  /// "<thread>", the outermost ones, left out).
+  static Edges stats_edges(const std::string& example) {
+    const RunResult r = parlot_read({"stats", trace(example).string()});
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    Edges edges;
+    std::istringstream in(r.out);
+    const std::regex edge(R"(^\s*(\d+)  (.*) -> (.*)$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, edge) || m[2] == "<thread>") continue;
+      edges[{m[2], m[3]}] += std::stoull(m[1]);
+    }
+    return edges;
+  }
+  static TempDir* dir_;
+};
+TempDir* ExportConsumers::dir_ = nullptr;
+
+/// "file:function" as callgrind_annotate prints it -> function (the first
+/// single ':' ends the file; C++ names hold only "::").
+std::string function_part(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != ':') continue;
+    if (i + 1 < s.size() && s[i + 1] == ':') {
+      ++i;
+      continue;
+    }
+    return s.substr(i + 1);
+  }
+  return s;
+}
+
+TEST_F(ExportConsumers, CallgrindAnnotateCallCountsEqualStats) {
+  if (!have("callgrind_annotate")) GTEST_SKIP() << "valgrind's callgrind_annotate not installed";
+  for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+    const fs::path file = export_to(example, "callgrind");
+    const RunResult r = run(
+        {"callgrind_annotate", "--tree=calling", "--threshold=100", "--auto=no", file.string()});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("malformed")));
+    Edges annotated;
+    std::string caller;
+    std::istringstream in(r.out);
+    const std::regex fn_line(R"(^\s*[\d,]+ \([^)]*\)\s+\*\s+(.*)$)");
+    const std::regex call_line(R"(^\s*[\d,]+ \([^)]*\)\s+>\s+(.*) \(([\d,]+)x\) \[.*\]$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, fn_line)) {
+        caller = function_part(m[1]);
+      } else if (std::regex_match(line, m, call_line)) {
+        std::string n = m[2];
+        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
+        annotated[{caller, function_part(m[1])}] += std::stoull(n);
+      }
+    }
+    const Edges expected = stats_edges(example);
+    EXPECT_GT(expected.size(), 5u);
+    EXPECT_EQ(annotated, expected) << example;
+  }
+}
+
+TEST_F(ExportConsumers, DotRendersSvg) {
+  if (!have("dot")) GTEST_SKIP() << "graphviz not installed";
+  const fs::path file = export_to("quicksort_threads", "dot", {"--top", "5"});
+  const RunResult r = run({"dot", "-Tsvg", file.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("<svg"));
+  EXPECT_THAT(r.out, HasSubstr("swap"));  // the most called edge: partition -> swap
+  const std::string dot = slurp(file);
+  EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 5);
+}
+
+TEST_F(ExportConsumers, ChromeJsonParsesWithEveryCallOfEveryThread) {
+  const auto json = nlohmann::json::parse(slurp(export_to("quicksort_threads", "chrome")));
+  std::map<std::uint64_t, std::uint64_t> begins;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "B") ++begins[e["tid"].get<std::uint64_t>()];
+  }
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  ASSERT_EQ(processes.size(), 1u);
+  std::map<std::uint64_t, std::uint64_t> calls;
+  const auto events = read_thread_events(processes[0]);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const std::uint64_t tid = ThreadEventReader(processes[0].thread_files[i]).summary().tid;
+    calls[tid] = std::count_if(events[i].begin(), events[i].end(), [](auto id) { return id != 0; });
+  }
+  EXPECT_EQ(begins, calls);
+}
+
+TEST_F(ExportConsumers, ChromeRefusesTooManyEventsUnlessWindowed) {
+  const fs::path out = trace("") / "refused.json";
+  RunResult r = parlot_read({"export", "-f", "chrome", "--chrome-limit", "100",
+                             trace("quicksort_threads").string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--window"));
+  EXPECT_FALSE(fs::exists(out));
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  const std::string tid =
+      std::to_string(ThreadEventReader(processes[0].thread_files[0]).summary().tid);
+  r = parlot_read({"export", "-f", "chrome", "--chrome-limit", "100", "--tid", tid, "--window",
+                   "500:560", trace("quicksort_threads").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto json = nlohmann::json::parse(slurp(out));
+  int depth = 0;
+  int opened_at_start = 0;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    const std::uint64_t ts = e["ts"];
+    EXPECT_GE(ts, 500u);
+    EXPECT_LE(ts, 560u);
+    if (e["ph"] == "B") {
+      ++depth;
+      if (ts == 500) ++opened_at_start;
+    } else {
+      --depth;
+      ASSERT_GE(depth, 0);
+    }
+  }
+  EXPECT_EQ(depth, 0);
+  EXPECT_GE(opened_at_start, 2);  // main and fill_random were open at event 500
+}
+
+TEST_F(ExportConsumers, SpeedscopeHasOneProfilePerThread) {
+  const auto json = nlohmann::json::parse(slurp(export_to("quicksort_threads", "speedscope")));
+  EXPECT_EQ(json["profiles"].size(), 5u);  // main and 4 workers
+  for (const auto& p : json["profiles"]) {
+    EXPECT_EQ(p["type"], "evented");
+    EXPECT_EQ(p["events"].size() % 2, 0u);
+  }
+}
+
+TEST_F(ExportConsumers, FoldedWeightsSumToTheCalls) {
+  const std::string text = slurp(export_to("cpp_features", "folded", {"--simplify"}));
+  std::uint64_t sum = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    sum += std::stoull(line.substr(line.rfind(' ') + 1));
+    EXPECT_THAT(line, Not(HasSubstr("std::__cxx11")));
+    EXPECT_THAT(line, Not(HasSubstr("<int>")));
+  }
+  const RunResult stats = parlot_read({"stats", trace("cpp_features").string()});
+  std::uint64_t calls = 0;
+  std::istringstream s(stats.out);
+  bool in_calls = false;
+  for (std::string line; std::getline(s, line);) {
+    if (line.find("calls  function") != std::string::npos) {
+      in_calls = true;
+      continue;
+    }
+    if (line.find("calls  caller -> callee") != std::string::npos) break;
+    if (in_calls) calls += std::stoull(line);
+  }
+  EXPECT_GT(calls, 100u);
+  EXPECT_EQ(sum, calls);
+}
+
+TEST_F(ExportConsumers, HatchetLiteralParses) {
+  const auto json = nlohmann::json::parse(slurp(export_to("cpp_features", "hatchet")));
+  ASSERT_TRUE(json.is_array());
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json[0]["frame"]["name"], "main");
+  EXPECT_GT(json[0]["metrics"]["calls (inc)"].get<std::uint64_t>(), 100u);
+}
+
+}  // namespace
+}  // namespace parlot::e2e
