@@ -4,6 +4,7 @@
 #pragma once
 
 #include "call_tree.h"
+#include "call_tree_collector.h"
 #include "exporter.h"
 #include "output_file.h"
 
@@ -14,22 +15,12 @@ class TreeExporter : public Exporter {
   TreeExporter(const std::string& output, ExportOptions options)
       : out_(output), options_(std::move(options)) {}
 
-  void begin_process(const ProcessInfo& process) override { functions_ = process.functions; }
-  void begin_thread(const ThreadInfo&) override { thread_ = ThreadCallTree(); }
-  void event(const CallEvent& e, std::uint64_t time) override {
-    if (e.kind == CallEvent::Kind::kEnter) {
-      thread_.enter(e.function_id, time);
-    } else {
-      thread_.exit(time);
-    }
-  }
-  void end_thread(std::uint64_t end_time) override {
-    thread_.close_all(end_time);
-    tree_.merge(thread_, *functions_);
-    thread_ = ThreadCallTree();
-  }
+  void begin_process(const ProcessInfo& process) override { tree_.begin_process(process); }
+  void begin_thread(const ThreadInfo& thread) override { tree_.begin_thread(thread); }
+  void event(const CallEvent& e, std::uint64_t time) override { tree_.event(e, time); }
+  void end_thread(std::uint64_t end_time) override { tree_.end_thread(end_time); }
   void end() override {
-    write(tree_);
+    write(tree_.tree());
     out_.close();
   }
 
@@ -42,9 +33,7 @@ class TreeExporter : public Exporter {
  private:
   OutputFile out_;
   ExportOptions options_;
-  FunctionSource* functions_ = nullptr;
-  ThreadCallTree thread_;
-  CallTree tree_;
+  CallTreeCollector tree_;
 };
 
 }  // namespace parlot::exporter

@@ -12,6 +12,7 @@
 #include "export/export_walk.h"
 #include "export/exporter.h"
 #include "export/simplify_name.h"
+#include "export_trace.h"
 #include "function_names.h"
 #include "thread_walk.h"
 
@@ -90,6 +91,31 @@ std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
   return total;
 }
 
+}  // namespace
+
+int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
+                 const exporter::EventWindow& window, bool simplify, exporter::Exporter& out) {
+  int status = 0;
+  std::deque<NamedFunctions> names;  // each process's, alive until the end
+  for (const auto& process : processes) {
+    if (!selection.selects(process)) continue;
+    report_warnings(process);
+    NamedFunctions& functions = names.emplace_back(process, simplify);
+    const auto& m = process.metadata;
+    out.begin_process({m.pid, m.rank, m.executable, m.host, m.start_ns, &functions});
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      if (!selection.selects(reader.summary())) continue;
+      exporter::export_thread(reader, process.function_addresses.size(), window, out);
+      status |= report_damage(reader.summary());
+    }
+  }
+  out.end();
+  return status;
+}
+
+namespace {
+
 int run_export(const ExportCommandOptions& o) {
   const exporter::EventWindow window = parse_window(o.window);
   const auto processes = open_trace_directory(o.dir);
@@ -113,23 +139,7 @@ int run_export(const ExportCommandOptions& o) {
       fmt::print(stderr, "parlot-read: note: folded weights are calls per call path\n");
     }
   }
-  int status = 0;
-  std::deque<NamedFunctions> names;  // each process's, alive until the end
-  for (const auto& process : processes) {
-    if (!o.selection.selects(process)) continue;
-    report_warnings(process);
-    NamedFunctions& functions = names.emplace_back(process, o.simplify);
-    const auto& m = process.metadata;
-    out->begin_process({m.pid, m.rank, m.executable, m.host, m.start_ns, &functions});
-    for (const auto& file : process.thread_files) {
-      ThreadEventReader reader(file);
-      if (!o.selection.selects(reader.summary())) continue;
-      exporter::export_thread(reader, process.function_addresses.size(), window, *out);
-      status |= report_damage(reader.summary());
-    }
-  }
-  out->end();
-  return status;
+  return export_trace(processes, o.selection, window, o.simplify, *out);
 }
 
 }  // namespace

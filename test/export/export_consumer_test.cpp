@@ -222,5 +222,75 @@ TEST_F(ExportConsumers, HatchetLiteralParses) {
   EXPECT_GT(json[0]["metrics"]["calls (inc)"].get<std::uint64_t>(), 100u);
 }
 
+struct ReportRow {
+  std::uint64_t total, self, calls, depth;
+};
+
+/// `parlot-read report` output -> rows by function, in printed order.
+std::vector<std::pair<std::string, ReportRow>> parse_report(const std::string& out) {
+  std::vector<std::pair<std::string, ReportRow>> rows;
+  std::istringstream in(out);
+  const std::regex row(R"(^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)  (.*)$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line.starts_with("#") || line.find("total events") != std::string::npos) continue;
+    if (!std::regex_match(line, m, row)) continue;
+    rows.push_back(
+        {m[5], {std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3]), std::stoull(m[4])}});
+  }
+  return rows;
+}
+
+TEST_F(ExportConsumers, ReportCallsEqualStatsAndSelfCostsAddUpToTheEvents) {
+  const RunResult r =
+      parlot_read({"report", "--sort", "calls", trace("quicksort_threads").string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# time axis: logical clock"));
+  const auto rows = parse_report(r.out);
+  ASSERT_EQ(rows.size(), 13u);
+  EXPECT_EQ(rows[0].first, "swap");  // the most called
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_GE(rows[i - 1].second.calls, rows[i].second.calls);
+  }
+  std::map<std::string, std::uint64_t> callee_calls;
+  for (const auto& [edge, n] : stats_edges("quicksort_threads")) callee_calls[edge.second] += n;
+  std::uint64_t self = 0;
+  for (const auto& [name, row] : rows) {
+    self += row.self;
+    EXPECT_GE(row.total, row.self) << name;
+    // Every call but the threads' outermost (main, sort_worker) has a caller.
+    if (name != "main" && name != "sort_worker") {
+      EXPECT_EQ(row.calls, callee_calls[name]) << name;
+    }
+  }
+  // Each thread's one outermost call spans its events but one.
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  std::uint64_t events = 0;
+  for (const auto& e : read_thread_events(processes[0])) events += e.size() - 1;
+  EXPECT_EQ(self, events);
+  for (const auto& [name, row] : rows) {
+    if (name == "main") {
+      EXPECT_EQ(row.depth, 1u);
+    }
+    if (name == "swap") {
+      EXPECT_GT(row.depth, 3u);  // under recursive quicksort
+    }
+  }
+}
+
+TEST_F(ExportConsumers, ReportDiffGivesDeltas) {
+  const std::string qs = trace("quicksort_threads").string();
+  RunResult r = parlot_read({"report", qs, "--diff", qs});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto rows = parse_report(r.out);
+  ASSERT_EQ(rows.size(), 13u);
+  for (const auto& [name, row] : rows) EXPECT_EQ(row.calls, 0u) << name;
+  r = parlot_read({"report", qs, "--diff", trace("cpp_features").string(), "--sort", "calls"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // swap: 1127 calls of one event each, at depth up to 12, gone in the other trace.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n\s+-1127\s+-1127\s+-1127\s+-12  swap\n)")))
+      << r.out;
+}
+
 }  // namespace
 }  // namespace parlot::e2e
