@@ -19,6 +19,9 @@ std::unique_ptr<Exporter> make_callgrind_exporter(const std::string& output,
                                                   const ExportOptions& options);
 std::unique_ptr<Exporter> make_dot_exporter(const std::string& output,
                                             const ExportOptions& options);
+/// Defined only when the OTF2 library was found (PARLOT_HAVE_OTF2).
+std::unique_ptr<Exporter> make_otf2_exporter(const std::string& output,
+                                             const ExportOptions& options);
 std::unique_ptr<Exporter> make_hatchet_exporter(const std::string& output,
                                                 const ExportOptions& options);
 

@@ -222,6 +222,41 @@ TEST_F(ExportConsumers, HatchetLiteralParses) {
   EXPECT_GT(json[0]["metrics"]["calls (inc)"].get<std::uint64_t>(), 100u);
 }
 
+TEST_F(ExportConsumers, Otf2PrintEnterLeaveCountsPerLocationEqualEachThreads) {
+  if (!have("otf2-print")) GTEST_SKIP() << "otf2-tools not installed";
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (formats.out.find("otf2") == std::string::npos) GTEST_SKIP() << "built without OTF2";
+  for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+    const fs::path archive = export_to(example, "otf2");
+    const RunResult r = run({"otf2-print", (archive / "traces.otf2").string()});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    std::map<std::uint64_t, std::uint64_t> enters, leaves;  // location -> events
+    std::istringstream in(r.out);
+    const std::regex event(R"(^(ENTER|LEAVE)\s+(\d+)\s+\d+\s+Region: .*$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, event)) continue;
+      (m[1] == "ENTER" ? enters : leaves)[std::stoull(m[2])]++;
+    }
+    // Locations are numbered in thread order.
+    const auto processes = open_trace_directory(trace(example));
+    std::map<std::uint64_t, std::uint64_t> expected;
+    std::uint64_t location = 0;
+    for (const auto& events : read_thread_events(processes[0])) {
+      expected[location++] =
+          std::count_if(events.begin(), events.end(), [](auto id) { return id != 0; });
+    }
+    EXPECT_EQ(enters, expected) << example;
+    EXPECT_EQ(leaves, expected) << example;
+    const RunResult defs = run({"otf2-print", "-G", (archive / "traces.otf2").string()});
+    EXPECT_THAT(defs.out, HasSubstr("Ticks per Seconds: 1,"));  // 1 tick = 1 event
+    EXPECT_TRUE(std::regex_search(defs.out, std::regex("LOCATION_GROUP .*pid ")));
+    EXPECT_TRUE(std::regex_search(defs.out, std::regex(R"(REGION .*File: ".*\.c)")));
+    const RunResult anchor = run({"otf2-print", "-A", (archive / "traces.otf2").string()});
+    EXPECT_THAT(anchor.out, HasSubstr("logical clock"));
+  }
+}
+
 struct ReportRow {
   std::uint64_t total, self, calls, depth;
 };

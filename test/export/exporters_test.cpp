@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -158,6 +160,45 @@ TEST(Exporters, HatchetLiteralTreeWithInclusiveAndExclusiveMetrics) {
   EXPECT_EQ(main["metrics"]["events"], 3);
   ASSERT_EQ(main["children"].size(), 2u);
   EXPECT_EQ(main["children"][0]["children"][0]["frame"]["name"], "b");
+}
+
+TEST(Exporters, Otf2LocationGroupPerProcessNamedByRank) {
+  const auto& names = export_format_names();
+  if (std::find(names.begin(), names.end(), "otf2") == names.end()) {
+    GTEST_SKIP() << "built without OTF2";
+  }
+  test::TempDir dir;
+  const std::string archive = (dir.path() / "archive").string();
+  auto out = make_exporter("otf2", archive, {});
+  MapFunctions p1({{1, "main"}, {2, "a"}, {3, "b"}});
+  out->begin_process({100, "0", "/bin/app", "host", 0, &p1});
+  feed_thread(*out, 100, 100, 0, {1, 2, 3, 0, 0, 3, 0, 0});
+  feed_thread(*out, 100, 101, 1, {2, 3, 0, 0});
+  MapFunctions p2({{5, "main"}, {6, "b"}});
+  out->begin_process({200, "1", "/bin/app", "host", 0, &p2});
+  feed_thread(*out, 200, 200, 0, {5, 6, 0, 0});
+  out->end();
+  const std::string command = "otf2-print -G " + archive + "/traces.otf2 2>&1";
+  std::FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) text.append(buf, n);
+  if (pclose(pipe) != 0 && text.find("not found") != std::string::npos) {
+    GTEST_SKIP() << "otf2-print not installed";
+  }
+  EXPECT_THAT(text, HasSubstr("\"rank 0 pid 100\""));
+  EXPECT_THAT(text, HasSubstr("\"rank 1 pid 200\""));
+  EXPECT_THAT(text, HasSubstr("\"thread #1 (tid 101)\""));
+  EXPECT_THAT(text, HasSubstr("# Events: 8"));
+  // Regions by name, file and line: main and b of process 200 are at other lines.
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n') > 0, true);
+  std::size_t regions = 0;
+  for (std::size_t at = text.find("\nREGION "); at != std::string::npos;
+       at = text.find("\nREGION ", at + 1)) {
+    ++regions;
+  }
+  EXPECT_EQ(regions, 5u);
 }
 
 TEST(Exporters, UnwritableOutputThrows) {
