@@ -15,6 +15,9 @@ const std::vector<std::pair<std::string, Factory>>& factories() {
       {"callgrind", make_callgrind_exporter},
       {"dot", make_dot_exporter},
       {"hatchet", make_hatchet_exporter},
+#ifdef PARLOT_HAVE_PROTOZERO
+      {"perfetto", make_perfetto_exporter},
+#endif
 #ifdef PARLOT_HAVE_OTF2
       {"otf2", make_otf2_exporter},
 #endif

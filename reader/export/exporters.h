@@ -22,6 +22,9 @@ std::unique_ptr<Exporter> make_dot_exporter(const std::string& output,
 /// Defined only when the OTF2 library was found (PARLOT_HAVE_OTF2).
 std::unique_ptr<Exporter> make_otf2_exporter(const std::string& output,
                                              const ExportOptions& options);
+/// Defined only when protozero was found (PARLOT_HAVE_PROTOZERO).
+std::unique_ptr<Exporter> make_perfetto_exporter(const std::string& output,
+                                                 const ExportOptions& options);
 std::unique_ptr<Exporter> make_hatchet_exporter(const std::string& output,
                                                 const ExportOptions& options);
 

@@ -257,6 +257,77 @@ TEST_F(ExportConsumers, Otf2PrintEnterLeaveCountsPerLocationEqualEachThreads) {
   }
 }
 
+TEST_F(ExportConsumers, PerfettoDecodesWithTheExpectedSlicesPerThread) {
+  if (!have("protoc")) GTEST_SKIP() << "protobuf-compiler not installed";
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (formats.out.find("perfetto") == std::string::npos) GTEST_SKIP() << "built without protozero";
+  const fs::path file = export_to("quicksort_threads", "perfetto");
+  const fs::path decoded = dir_->path() / "perfetto.txt";
+  const RunResult r = run({"/bin/sh", "-c",
+                           "protoc --proto_path=" PARLOT_PERFETTO_PROTO_DIR
+                           " --decode=perfetto.protos.Trace perfetto_trace_subset.proto < " +
+                               file.string() + " > " + decoded.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // Walk the text format: thread tracks (uuid -> tid), slices per track,
+  // interned names per sequence.
+  std::map<std::uint64_t, std::uint64_t> tid_of_track;
+  std::map<std::uint64_t, std::uint64_t> begins, ends;  // track -> slices
+  std::map<std::uint64_t, std::string> first_slice;     // track -> name of its first slice
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> names;  // (sequence, iid)
+  std::istringstream in(slurp(decoded));
+  std::uint64_t uuid = 0, sequence = 0, track = 0, iid = 0, name_iid = 0;
+  std::string type;
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> first_iids;
+  const std::regex field(R"(^\s*(\w+): (.*)$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line == "packet {") {
+      type.clear();
+      name_iid = 0;
+      continue;
+    }
+    if (line == "}") {  // end of a packet
+      if (!type.empty()) {
+        (type == "TYPE_SLICE_BEGIN" ? begins : ends)[track]++;
+        if (type == "TYPE_SLICE_BEGIN" && begins[track] == 1) {
+          first_iids.emplace_back(track, sequence, name_iid);
+        }
+      }
+      continue;
+    }
+    if (!std::regex_match(line, m, field)) continue;
+    const std::string key = m[1];
+    const std::string value = m[2];
+    if (key == "uuid") uuid = std::stoull(value);
+    if (key == "tid") tid_of_track[uuid] = std::stoull(value);
+    if (key == "trusted_packet_sequence_id") sequence = std::stoull(value);
+    if (key == "type") type = value;
+    if (key == "track_uuid") track = std::stoull(value);
+    if (key == "name_iid") name_iid = std::stoull(value);
+    if (key == "iid") iid = std::stoull(value);
+    if (key == "name" && line.starts_with("      name: ")) {  // in event_names
+      names[{sequence, iid}] = value.substr(1, value.size() - 2);
+    }
+  }
+  for (const auto& [t, seq, n] : first_iids) first_slice[t] = names[{seq, n}];
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  std::map<std::uint64_t, std::uint64_t> expected, got_begins, got_ends;
+  const auto events = read_thread_events(processes[0]);
+  std::uint64_t main_tid = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const std::uint64_t tid = ThreadEventReader(processes[0].thread_files[i]).summary().tid;
+    if (i == 0) main_tid = tid;
+    expected[tid] = std::count_if(events[i].begin(), events[i].end(), [](auto id) { return id; });
+  }
+  for (const auto& [t, n] : begins) got_begins[tid_of_track.at(t)] = n;
+  for (const auto& [t, n] : ends) got_ends[tid_of_track.at(t)] = n;
+  EXPECT_EQ(got_begins, expected);
+  EXPECT_EQ(got_ends, expected);
+  for (const auto& [t, name] : first_slice) {
+    EXPECT_EQ(name, tid_of_track.at(t) == main_tid ? "main" : "sort_worker") << t;
+  }
+}
+
 struct ReportRow {
   std::uint64_t total, self, calls, depth;
 };
