@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   parlot::tool::add_info_command(app, exit_status);
   parlot::tool::add_trace_command(app, exit_status);
   parlot::tool::add_stats_command(app, exit_status);
+  parlot::tool::add_export_command(app, exit_status);
+  parlot::tool::add_report_command(app, exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
