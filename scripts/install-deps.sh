@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   openmpi-bin libopenmpi-dev libzstd-dev liblz4-dev
+  file  # cpack -G DEB (test/install): finds the ELF files for dpkg-shlibdeps
   "$@"
 )
 missing=()
