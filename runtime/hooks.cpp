@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "process_trace.h"
+#include "signal_handlers.h"
 
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::g_function_ids;
@@ -22,6 +23,16 @@ namespace {
 // dropped) when the hook is re-entered (a signal handler running
 // instrumented code while this thread is inside a hook) or tracing stopped.
 // The compiler fence pairs with the membarrier in finish_process().
+// Lowers the busy flag; a signal that arrived meanwhile was deferred by
+// the runtime's handler and is raised again now (one load and a branch).
+[[gnu::always_inline]] inline void end_hook(ThreadTrace* t) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->busy.store(0, std::memory_order_release);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (t->deferred_signals.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    parlot::runtime::raise_deferred_signals(t);
+}
+
 [[gnu::always_inline]] inline bool begin_hook(ThreadTrace* t) {
   if (t->busy.load(std::memory_order_relaxed) != 0) [[unlikely]] {
     ++t->dropped_events;
@@ -30,7 +41,7 @@ namespace {
   t->busy.store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (g_tracing_stopped.load(std::memory_order_relaxed)) [[unlikely]] {
-    t->busy.store(0, std::memory_order_relaxed);
+    end_hook(t);
     return false;
   }
   return true;
@@ -56,11 +67,6 @@ namespace {
     if (frame >= 2) return_addresses[n++] = ip;
   }
   t->resync(return_addresses, static_cast<std::size_t>(n));
-}
-
-[[gnu::always_inline]] inline void end_hook(ThreadTrace* t) {
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->busy.store(0, std::memory_order_release);
 }
 
 }  // namespace
