@@ -85,7 +85,6 @@ class ThreadTrace {
   /// Signals that arrived while the thread was inside a hook (bit sig - 1),
   /// deferred to the hook's end (signal_handlers.h); their siginfo below.
   std::atomic<std::uint64_t> deferred_signals{0};
-  siginfo_t deferred_info[64];
   /// Hook calls not recorded because a hook was re-entered (signal handler).
   std::uint64_t dropped_events = 0;
   /// Set when the thread's stack was cut without exit hooks (longjmp, a
@@ -161,7 +160,6 @@ class ThreadTrace {
   int write_error_ = 0;
   std::uint64_t file_bytes_ = 0;  // bytes of complete blocks in the file
   FileIdentity file_id_;
-  char path_[1280] = "";
   std::uint64_t tid_ = 0;
   std::uint64_t pid_ = 0;
   std::uint8_t* block_ = nullptr;  // BlockHeader, then payload
@@ -171,6 +169,11 @@ class ThreadTrace {
   std::size_t frames_bytes_ = 0;
   LzEncoder lz_{*this, {}};
   RawEncoder raw_{*this, {}};
+  char path_[1280] = "";
+
+ public:
+  /// The siginfo of each deferred signal (index sig - 1). Cold: last.
+  siginfo_t deferred_info[64];
 };
 
 }  // namespace parlot::runtime
