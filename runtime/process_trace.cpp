@@ -442,7 +442,9 @@ void report_write_failure(int error) {
   log_error("cannot write the trace in", g_process_dir, error);
 }
 
-void report_thread_failure(const ThreadTrace& t) {
+void report_thread_failure(ThreadTrace& t) {
+  if (t.failure_reported) return;
+  t.failure_reported = true;
   // Capped: a full disk fails every thread in turn.
   const int n = g_failed_threads.fetch_add(1);
   if (n >= 16) return;

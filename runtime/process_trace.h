@@ -33,15 +33,16 @@ extern constinit thread_local ThreadTrace* tls_thread_trace
 /// a fork child. Returns nullptr when this event must not be recorded.
 ThreadTrace* attach_current_thread();
 
-/// Called once by a thread trace whose write failed: prints one line on
+/// Called by a thread trace whose write failed: prints one line on
 /// stderr naming the error and stops tracing for the whole process. The
 /// program goes on unharmed.
 void report_write_failure(int error);
 
-/// Called once by a thread trace whose write failed (its file was cut back
+/// Called by a thread trace whose write failed (its file was cut back
 /// to its last complete block): prints one line naming the file, the error
-/// and the events recorded. Tracing goes on for the other threads.
-void report_thread_failure(const ThreadTrace& t);
+/// and the events recorded, once per thread. Tracing goes on for the other
+/// threads.
+void report_thread_failure(ThreadTrace& t);
 
 /// Appends the function IDs and loaded objects recorded since the last call
 /// to the `functions` and `loadmap` files, so a trace stays symbolizable if

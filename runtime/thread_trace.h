@@ -92,6 +92,8 @@ class ThreadTrace {
   /// real one.
   /// Atomic: pthread_cancel sets it from another thread.
   std::atomic<bool> resync_pending{false};
+  /// Set once the failure of this thread's file was reported.
+  bool failure_reported = false;
   /// The thread's pthread handle (for pthread_cancel).
   pthread_t thread{};
   /// Linked list of live traces, owned by ProcessTrace under its lock.
