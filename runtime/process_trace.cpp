@@ -445,6 +445,13 @@ void report_write_failure(int error) {
 void report_thread_failure(ThreadTrace& t) {
   if (t.failure_reported) return;
   t.failure_reported = true;
+  const int err = t.write_error();
+  if (err == ENOENT || err == ENOTDIR || err == EROFS || err == EACCES) {
+    // The directory itself is gone or closed to us: no thread can write.
+    report_write_failure(err);
+    return;
+  }
+  if (g_failure_reported.load()) return;  // tracing is off already, said once
   // Capped: a full disk fails every thread in turn.
   const int n = g_failed_threads.fetch_add(1);
   if (n >= 16) return;

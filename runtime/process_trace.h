@@ -41,7 +41,8 @@ void report_write_failure(int error);
 /// Called by a thread trace whose write failed (its file was cut back
 /// to its last complete block): prints one line naming the file, the error
 /// and the events recorded, once per thread. Tracing goes on for the other
-/// threads.
+/// threads, unless the error concerns the directory (ENOENT, ENOTDIR, EROFS,
+/// EACCES): then it is report_write_failure().
 void report_thread_failure(ThreadTrace& t);
 
 /// Appends the function IDs and loaded objects recorded since the last call
