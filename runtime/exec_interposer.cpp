@@ -1,4 +1,6 @@
-// The exec family replaces the process image: the runtime's end-of-process
+// The exec family replaces the process image (every exec entry point glibc
+// 2.36 exports: execve, execv, execvp, execvpe, execl, execlp, execle,
+// fexecve, execveat; posix_spawn and system() exec in a child): the runtime's end-of-process
 // work would never run and the pre-exec image's buffered events would be
 // lost. The runtime interposes the exec functions (whether preloaded or
 // linked): finish the trace, then exec. If the exec fails the program goes
@@ -18,10 +20,12 @@ namespace {
 using ExecveFn = int (*)(const char*, char* const[], char* const[]);
 using ExecvFn = int (*)(const char*, char* const[]);
 using FexecveFn = int (*)(int, char* const[], char* const[]);
+using ExecveatFn = int (*)(int, const char*, char* const[], char* const[], int);
 
 ExecveFn g_execve, g_execvpe;
 ExecvFn g_execv, g_execvp;
 FexecveFn g_fexecve;
+ExecveatFn g_execveat;
 
 [[gnu::constructor(101)]] void resolve_exec_functions() {
   parlot::runtime::IgnoreHooksOnThisThread quiet;  // dlsym may call malloc
@@ -30,6 +34,7 @@ FexecveFn g_fexecve;
   g_execv = reinterpret_cast<ExecvFn>(dlsym(RTLD_NEXT, "execv"));
   g_execvp = reinterpret_cast<ExecvFn>(dlsym(RTLD_NEXT, "execvp"));
   g_fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
+  g_execveat = reinterpret_cast<ExecveatFn>(dlsym(RTLD_NEXT, "execveat"));
 }
 
 void end_trace_before_exec() {
@@ -83,6 +88,12 @@ extern "C" {
                                                                         char* const envp[]) {
   end_trace_before_exec();
   return parlot::runtime::next_symbol(g_fexecve, "fexecve")(fd, argv, envp);
+}
+
+[[gnu::visibility("default"), gnu::no_instrument_function]] int execveat(
+    int dir_fd, const char* path, char* const argv[], char* const envp[], int flags) {
+  end_trace_before_exec();
+  return parlot::runtime::next_symbol(g_execveat, "execveat")(dir_fd, path, argv, envp, flags);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execl(const char* path,

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "process_trace.h"
+#include "signal_handlers.h"
 #include "user_api.h"
 
 using parlot::runtime::attach_current_thread;
@@ -20,6 +21,16 @@ using parlot::runtime::ThreadTrace;
 using parlot::runtime::tls_thread_trace;
 
 namespace {
+
+// Lowers the busy flag; a signal that arrived meanwhile was deferred by
+// the runtime's handler and is raised again now (one load and a branch).
+[[gnu::always_inline]] inline void end_hook(ThreadTrace* t) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->busy.store(0, std::memory_order_release);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (t->deferred_signals.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    parlot::runtime::raise_deferred_signals(t);
+}
 
 // Raises the thread's busy flag; returns false (flag lowered again, event
 // dropped) when the hook is re-entered (a signal handler running
@@ -33,7 +44,7 @@ namespace {
   t->busy.store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (g_tracing_stopped.load(std::memory_order_relaxed)) [[unlikely]] {
-    t->busy.store(0, std::memory_order_relaxed);
+    end_hook(t);
     return false;
   }
   return true;
@@ -59,11 +70,6 @@ namespace {
     if (frame >= 2) return_addresses[n++] = ip;
   }
   t->resync(return_addresses, static_cast<std::size_t>(n));
-}
-
-[[gnu::always_inline]] inline void end_hook(ThreadTrace* t) {
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->busy.store(0, std::memory_order_release);
 }
 
 }  // namespace

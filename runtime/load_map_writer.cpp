@@ -61,21 +61,18 @@ int on_object(dl_phdr_info* info, size_t, void* data) {
 
 }  // namespace
 
-int write_load_map(int dir_fd, const char* name, bool append) {
-  const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_CREAT | O_EXCL);
+int write_load_map(int fd, bool with_magic) {
   Context ctx{};
-  ctx.fd = openat(dir_fd, name, flags, 0600);
-  if (ctx.fd < 0) return errno;
+  ctx.fd = fd;
   const ssize_t n = readlink("/proc/self/exe", ctx.exe, sizeof ctx.exe - 1);
   ctx.exe[n > 0 ? n : 0] = '\0';
-  if (!append) {
+  if (with_magic) {
     char buf[64];
     TextBuilder magic(buf, sizeof buf);
     magic.str(format::kLoadMapMagicLine).ch('\n');
     ctx.error = write_all(ctx.fd, magic.data(), magic.size());
   }
   dl_iterate_phdr(on_object, &ctx);
-  close(ctx.fd);
   return ctx.error;
 }
 

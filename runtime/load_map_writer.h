@@ -5,9 +5,9 @@
 
 namespace parlot::runtime {
 
-/// Writes the load map into file `name` under `dir_fd`: created with the
-/// magic line when `append` is false, otherwise appended to (a reader keeps
-/// one entry per distinct object). Returns 0 or an errno.
-int write_load_map(int dir_fd, const char* name, bool append);
+/// Writes the load map to the open file `fd`, after the magic line when
+/// `with_magic` (a new file; otherwise it is appended to what is there, and
+/// a reader keeps one entry per distinct object). Returns 0 or an errno.
+int write_load_map(int fd, bool with_magic);
 
 }  // namespace parlot::runtime

@@ -25,6 +25,9 @@ class ObjectTable {
   /// the open file `fd`. Callers serialise. Returns 0 or an errno.
   int append_new(int fd);
 
+  /// True when append_new() has objects to write.
+  bool has_new() const { return written_ < published(); }
+
   /// Makes the next append_new() write every object recorded so far (a
   /// fork child starts a load map of its own).
   void mark_none_written() { written_ = 0; }

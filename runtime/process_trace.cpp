@@ -4,6 +4,7 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -22,6 +23,7 @@
 #include "parlot/format.h"
 #include "raw_io.h"
 #include "signal_handlers.h"
+#include "trace_file.h"
 
 namespace parlot::runtime {
 
@@ -37,7 +39,11 @@ enum class ThreadState : unsigned char { kNone, kAttaching, kAttached, kEnded };
 
 std::atomic<ProcessState> g_state{ProcessState::kUninitialised};
 Config g_config;
-int g_dir_fd = -1;
+char g_trace_dir[1024] = "";    // PARLOT_DIR made absolute at initialisation
+char g_process_dir[1200] = "";  // this process's directory (absolute); "" = none
+FileIdentity g_functions_id;    // "functions"
+FileIdentity g_loadmap_id;      // "loadmap"
+std::atomic<int> g_failed_threads{0};
 std::uint64_t g_start_ns = 0;
 std::atomic<pid_t> g_traced_pid{0};
 std::atomic<std::uint64_t> g_next_thread_index{0};
@@ -47,8 +53,6 @@ std::atomic<bool> g_finished{false};
 bool g_membarrier_ready = false;
 ObjectTable g_objects;
 FunctionFilter g_function_filter;  // PARLOT_INCLUDE, PARLOT_EXCLUDE
-int g_functions_fd = -1;           // "functions", appended from the flush path
-int g_loadmap_fd = -1;             // "loadmap", appended from the flush path
 std::uint32_t g_functions_written = 0;
 std::atomic_flag g_metadata_lock = ATOMIC_FLAG_INIT;
 pthread_key_t g_thread_key;
@@ -115,14 +119,23 @@ const char* rank_from_environment() {
   return nullptr;
 }
 
-// Creates "<dir>/[rank-R.]pid-P[.K]" (K counts up if an earlier image of this
-// pid, before an exec, already made one). Returns an open directory fd.
-int make_process_dir(int& error) {
-  int parent = open(g_config.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (parent < 0) {
-    error = errno;
-    return -1;
+// Makes PARLOT_DIR absolute, once (a relative directory followed by a
+// chdir and a fork must not move the child's trace).
+int resolve_trace_dir() {
+  if (g_config.dir[0] == '/') {
+    TextBuilder(g_trace_dir, sizeof g_trace_dir).str(g_config.dir).c_str();
+    return 0;
   }
+  char cwd[1024];
+  if (getcwd(cwd, sizeof cwd) == nullptr) return errno;
+  const char* rel = g_config.dir;
+  while (rel[0] == '.' && rel[1] == '/') rel += 2;
+  return join_path(g_trace_dir, sizeof g_trace_dir, cwd, rel) ? 0 : ENAMETOOLONG;
+}
+
+// Creates "<dir>/[rank-R.]pid-P[.K]" (K counts up if an earlier image of this
+// pid, before an exec, already made one) and names it in g_process_dir.
+int make_process_dir() {
   const char* rank = rank_from_environment();
   for (unsigned k = 0; k < 1000; ++k) {
     char name[128];
@@ -130,27 +143,28 @@ int make_process_dir(int& error) {
     if (rank != nullptr) n.str("rank-").str(rank).ch('.');
     n.str("pid-").u64(static_cast<std::uint64_t>(getpid()));
     if (k != 0) n.ch('.').u64(k);
-    if (mkdirat(parent, n.c_str(), 0700) != 0) {
-      if (errno == EEXIST) continue;
-      error = errno;
-      close(parent);
-      return -1;
+    if (!join_path(g_process_dir, sizeof g_process_dir, g_trace_dir, n.c_str())) {
+      g_process_dir[0] = '\0';
+      return ENAMETOOLONG;
     }
-    const int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    error = fd < 0 ? errno : 0;
-    close(parent);
-    return fd;
+    if (mkdir(g_process_dir, 0700) == 0) return 0;
+    const int err = errno;
+    if (err != EEXIST) {
+      g_process_dir[0] = '\0';
+      return err;
+    }
   }
-  close(parent);
-  error = EEXIST;
-  return -1;
+  g_process_dir[0] = '\0';
+  return EEXIST;
+}
+
+// Path of file `name` of the process directory, in `out`.
+bool process_file_path(char* out, std::size_t cap, const char* name) {
+  return g_process_dir[0] != '\0' && join_path(out, cap, g_process_dir, name);
 }
 
 // Writes the "process" metadata file (docs/FORMAT.md); `end_ns` 0 = running.
 int write_process_metadata(std::uint64_t end_ns) {
-  const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC;
-  const int fd = openat(g_dir_fd, "process", flags, 0600);
-  if (fd < 0) return errno;
   static char buf[65536];  // cold path, serialised by the callers
   TextBuilder t(buf, sizeof buf);
   t.str(format::kProcessMagicLine).ch('\n');
@@ -184,32 +198,35 @@ int write_process_metadata(std::uint64_t end_ns) {
   if (g_config.discard) t.str("discard 1\n");
   t.str("threads ").u64(g_next_thread_index.load()).ch('\n');
   t.str("functions ").u64(g_function_ids.count()).ch('\n');
-  const int err = write_all(fd, t.data(), t.size());
-  close(fd);
-  return err;
+  return write_process_file("process", t.data(), t.size());
 }
 
 // Creates the "functions" file: its header's count stays 0 (entries
 // follow to the end of the file) until finish_process() writes the final
 // count (docs/FORMAT.md).
 int create_function_table() {
-  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-  g_functions_fd = openat(g_dir_fd, "functions", flags, 0600);
-  if (g_functions_fd < 0) return errno;
+  char path[1300];
+  if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
   format::FunctionsHeader h{};
   std::memcpy(h.magic, format::kFunctionsMagic, sizeof h.magic);
   h.version = format::kVersion;
   h.count = 0;
   g_functions_written = 0;
-  return write_all(g_functions_fd, &h, sizeof h);
+  return create_trace_file(path, &h, sizeof h, g_functions_id);
 }
 
 // Appends the addresses of the IDs assigned since the last append, up to
 // the first one not yet published by the thread assigning it.
 int append_function_table() {
   const std::uint32_t count = g_function_ids.count();
+  if (g_functions_written >= count) return 0;
+  char path[1300];
+  if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
+  const int fd = open_checked(path, g_functions_id, true);
+  if (fd < 0) return -fd;
+  int err = 0;
   std::uint64_t chunk[512];
-  while (g_functions_written < count) {
+  while (err == 0 && g_functions_written < count) {
     std::size_t k = 0;
     while (k < 512 && g_functions_written + k < count) {
       const std::uintptr_t a = g_function_ids.address_of(g_functions_written + 1 + k);
@@ -217,21 +234,57 @@ int append_function_table() {
       chunk[k++] = a;
     }
     if (k == 0) break;
-    const int err = write_all(g_functions_fd, chunk, k * sizeof chunk[0]);
-    if (err != 0) return err;
-    g_functions_written += static_cast<std::uint32_t>(k);
+    err = write_all(fd, chunk, k * sizeof chunk[0]);
+    if (err == 0) g_functions_written += static_cast<std::uint32_t>(k);
   }
-  return 0;
+  close(fd);
+  return err;
+}
+
+// Appends the objects recorded since the last append to the load map.
+int append_load_map() {
+  if (!g_objects.has_new()) return 0;
+  char path[1300];
+  if (!process_file_path(path, sizeof path, "loadmap")) return ENAMETOOLONG;
+  const int fd = open_checked(path, g_loadmap_id, true);
+  if (fd < 0) return -fd;
+  const int err = g_objects.append_new(fd);
+  close(fd);
+  return err;
+}
+
+// Writes the whole load map (`append`: after what is there).
+int write_whole_load_map(bool append) {
+  char path[1300];
+  if (!process_file_path(path, sizeof path, "loadmap")) return ENAMETOOLONG;
+  int fd;
+  if (append) {
+    fd = open_checked(path, g_loadmap_id, true);
+  } else {
+    fd = open_trace_file(path, O_WRONLY | O_CREAT | O_EXCL);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) g_loadmap_id = {st.st_dev, st.st_ino};
+  }
+  if (fd < 0) return -fd;
+  const int err = write_load_map(fd, !append);
+  close(fd);
+  return err;
 }
 
 // Writes the final count into the function table's header.
 int seal_function_table() {
   const std::uint64_t count = g_functions_written;
-  if (pwrite(g_functions_fd, &count, sizeof count, offsetof(format::FunctionsHeader, count)) !=
+  char path[1300];
+  if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
+  const int fd = open_checked(path, g_functions_id, false);
+  if (fd < 0) return -fd;
+  int err = 0;
+  if (pwrite(fd, &count, sizeof count, offsetof(format::FunctionsHeader, count)) !=
       static_cast<ssize_t>(sizeof count)) {
-    return errno != 0 ? errno : EIO;
+    err = errno != 0 ? errno : EIO;
   }
-  return 0;
+  close(fd);
+  return err;
 }
 
 void on_new_function(std::uintptr_t address) {
@@ -240,29 +293,25 @@ void on_new_function(std::uintptr_t address) {
 
 // Opens this process's directory and writes its first files.
 bool start_process_directory() {
-  int err = make_dirs(g_config.dir);
+  int err = make_dirs(g_trace_dir);
   if (err != 0) {
-    log_error("cannot create trace directory", g_config.dir, err);
+    log_error("cannot create trace directory", g_trace_dir, err);
     return false;
   }
-  g_dir_fd = make_process_dir(err);
-  if (g_dir_fd < 0) {
-    log_error("cannot create a process directory in", g_config.dir, err);
+  err = make_process_dir();
+  if (err != 0) {
+    log_error("cannot create a process directory in", g_trace_dir, err);
     return false;
   }
   g_start_ns = realtime_ns();
   g_traced_pid.store(getpid());
   err = write_process_metadata(0);
-  if (err == 0) err = write_load_map(g_dir_fd, "loadmap", false);
-  if (err == 0) {
-    g_loadmap_fd = openat(g_dir_fd, "loadmap", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    if (g_loadmap_fd < 0) err = errno;
-  }
+  if (err == 0) err = write_whole_load_map(false);
   if (err == 0) err = create_function_table();
   // A fork child writes every object known so far into its own map.
   g_objects.mark_none_written();
   if (err != 0) {
-    log_error("cannot write the process metadata in", g_config.dir, err);
+    log_error("cannot write the process metadata in", g_process_dir, err);
     return false;
   }
   return true;
@@ -273,10 +322,7 @@ void on_thread_exit(void* p) {
   tls_thread_trace = nullptr;
   tls_state = ThreadState::kEnded;
   pthread_mutex_lock(&g_registry_lock);
-  if (!t->finished()) {
-    const int err = t->finish();
-    if (err != 0) report_write_failure(err);
-  }
+  if (!t->finished() && t->finish() != 0) report_thread_failure(*t);
   unlink_trace(t);
   pthread_mutex_unlock(&g_registry_lock);
   ThreadTrace::destroy(t);
@@ -302,10 +348,7 @@ void after_fork_in_child() {
     t = next;
   }
   g_registry = nullptr;
-  for (int* fd : {&g_dir_fd, &g_functions_fd, &g_loadmap_fd}) {
-    if (*fd >= 0) close(*fd);
-    *fd = -1;
-  }
+  g_process_dir[0] = '\0';  // the child makes its own; no descriptor to close
   g_metadata_lock.clear();
   g_next_thread_index.store(0);
   g_fork_child_pending.store(true);
@@ -335,6 +378,12 @@ void fence_all_threads() {
 
 void initialise_process() {
   g_config = read_config();
+  if (const int err = resolve_trace_dir(); err != 0) {
+    log_error("cannot resolve the trace directory", g_config.dir, err);
+    g_tracing_stopped.store(true);
+    g_state.store(ProcessState::kOff);
+    return;
+  }
   bool ok = g_function_ids.init(g_config.max_functions) && g_objects.init(4096);
   if (!ok) log_error("cannot map the function table", nullptr, ENOMEM);
   g_function_ids.on_new_function = on_new_function;
@@ -366,9 +415,10 @@ ThreadTrace* resume_in_fork_child() {
   }
   if (!g_tracing_stopped.load() && tls_forked_trace != nullptr) {
     t = tls_forked_trace;
-    const int err = t->restart_in_child(g_dir_fd, g_next_thread_index.fetch_add(1), g_function_ids);
+    const int err =
+        t->restart_in_child(g_process_dir, g_next_thread_index.fetch_add(1), g_function_ids);
     if (err != 0) {
-      log_error("cannot create a thread trace in", g_config.dir, err);
+      log_error("cannot create a thread trace in", g_process_dir, err);
       ThreadTrace::destroy(t);
       t = nullptr;
     } else {
@@ -383,10 +433,10 @@ ThreadTrace* resume_in_fork_child() {
 }  // namespace
 
 void flush_process_metadata() {
-  if (g_functions_fd < 0 || g_failure_reported.load()) return;
+  if (g_process_dir[0] == '\0' || g_failure_reported.load()) return;
   if (g_metadata_lock.test_and_set(std::memory_order_acquire)) return;  // another thread is at it
   int err = append_function_table();
-  if (err == 0) err = g_objects.append_new(g_loadmap_fd);
+  if (err == 0) err = append_load_map();
   g_metadata_lock.clear(std::memory_order_release);
   if (err != 0) report_write_failure(err);
 }
@@ -394,7 +444,29 @@ void flush_process_metadata() {
 void report_write_failure(int error) {
   g_tracing_stopped.store(true);
   if (g_failure_reported.exchange(true)) return;
-  log_error("cannot write the trace in", g_config.dir, error);
+  log_error("cannot write the trace in", g_process_dir, error);
+}
+
+void report_thread_failure(ThreadTrace& t) {
+  if (t.failure_reported) return;
+  t.failure_reported = true;
+  const int err = t.write_error();
+  if (err == ENOENT || err == ENOTDIR || err == EROFS || err == EACCES) {
+    // The directory itself is gone or closed to us: no thread can write.
+    report_write_failure(err);
+    return;
+  }
+  if (g_failure_reported.load()) return;  // tracing is off already, said once
+  // Capped: a full disk fails every thread in turn.
+  const int n = g_failed_threads.fetch_add(1);
+  if (n >= 16) return;
+  char buf[1600];
+  TextBuilder msg(buf, sizeof buf);
+  msg.str("cannot write '").str(t.path()).str("': ").str(strerrordesc_np(t.write_error()));
+  msg.str("; this thread's trace ends at its last complete block (").u64(t.events());
+  msg.str(" events recorded, the later ones lost); the other threads go on");
+  if (n == 15) msg.str(" (further thread failures not shown)");
+  log_line(msg.c_str());
 }
 
 ThreadTrace* attach_current_thread() {
@@ -426,14 +498,24 @@ ThreadTrace* attach_current_thread() {
   } else {
     pthread_mutex_lock(&g_registry_lock);
     int err = 0;
-    t = ThreadTrace::create(g_dir_fd, g_next_thread_index.fetch_add(1), g_config.compress,
+    t = ThreadTrace::create(g_process_dir, g_next_thread_index.fetch_add(1), g_config.compress,
                             g_config.buffer_bytes, g_config.stack_frames,
                             std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard, err);
     if (t != nullptr) {
       t->set_record_depth(g_config.record_depth);
       link_trace(t);
     } else {
-      report_write_failure(err);
+      // This thread goes untraced; the others go on.
+      char buf[1400];
+      TextBuilder msg(buf, sizeof buf);
+      msg.str("cannot create the trace of thread ")
+          .u64(static_cast<std::uint64_t>(syscall(SYS_gettid)))
+          .str(" in '")
+          .str(g_process_dir)
+          .str("': ")
+          .str(strerrordesc_np(err))
+          .str("; this thread is not traced, the others go on");
+      log_line(msg.c_str());
     }
     pthread_mutex_unlock(&g_registry_lock);
   }
@@ -459,6 +541,7 @@ IgnoreHooksOnThisThread::IgnoreHooksOnThisThread() {
 IgnoreHooksOnThisThread::~IgnoreHooksOnThisThread() {
   if (ThreadTrace* t = tls_thread_trace) {
     t->busy.store(saved_);
+    if (saved_ == 0 && t->deferred_signals.load() != 0) raise_deferred_signals(t);
   } else {
     tls_state = static_cast<ThreadState>(saved_);
   }
@@ -482,19 +565,68 @@ bool is_traced_process() {
 }
 
 int write_process_file(const char* name, const char* data, std::size_t n) {
-  if (g_dir_fd < 0) return EBADF;
-  const int fd =
-      openat(g_dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return errno;
-  const int err = write_all(fd, data, n);
-  close(fd);
-  return err;
+  char path[1300];
+  if (!process_file_path(path, sizeof path, name)) return EBADF;
+  return replace_trace_file(path, data, n);
+}
+
+namespace {
+
+std::atomic<bool> g_finish_done{false};
+std::atomic<long> g_finishing_tid{0};
+
+long current_tid() {
+  return syscall(SYS_gettid);
+}
+
+std::uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// How long the finishing thread waits for threads still inside a hook, in
+// all (ns): a thread that has not left by then is frozen (stopped by a
+// debugger, stuck in I/O) and its file stays at its last complete block.
+constexpr std::uint64_t kBusyWaitNs = 100ull * 1000 * 1000;
+// How long another thread that wants the process to end (a termination
+// signal's handler, _exit, exec) waits for a finish in progress (ns).
+constexpr std::uint64_t kFinishWaitNs = 10ull * 1000 * 1000 * 1000;
+
+// Every signal but the synchronous ones (a fault of the finishing thread
+// must still reach the crash handler); SIGKILL and SIGSTOP stay unblockable.
+void block_asynchronous_signals(sigset_t& saved) {
+  sigset_t set;
+  sigfillset(&set);
+  for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS}) sigdelset(&set, sig);
+  pthread_sigmask(SIG_BLOCK, &set, &saved);
+}
+
+}  // namespace
+
+void wait_for_finish_in_progress() {
+  if (!g_finished.load() || g_finish_done.load() || g_finishing_tid.load() == current_tid()) {
+    return;
+  }
+  const std::uint64_t deadline = monotonic_ns() + kFinishWaitNs;
+  while (!g_finish_done.load() && monotonic_ns() < deadline) {
+    const timespec pause{0, 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 void finish_process(FinishReason reason) {
-  if (g_state.load() != ProcessState::kReady || !is_traced_process() || g_finished.exchange(true)) {
+  if (g_state.load() != ProcessState::kReady || !is_traced_process()) return;
+  if (g_finished.exchange(true)) {
+    // Another thread is finishing: the process must not end under it.
+    wait_for_finish_in_progress();
     return;
   }
+  g_finishing_tid.store(current_tid());
+  // A termination signal arriving now waits until the trace is written.
+  sigset_t saved_mask;
+  block_asynchronous_signals(saved_mask);
   const bool in_signal = reason == FinishReason::kSignal;
   const bool write = !g_fork_child_pending.load() && !g_failure_reported.load();
   g_tracing_stopped.store(true);
@@ -514,19 +646,33 @@ void finish_process(FinishReason reason) {
   }
   ThreadTrace* self = tls_thread_trace;
   const bool self_in_hook = current_thread_in_hook();
+  const std::uint64_t busy_deadline = monotonic_ns() + kBusyWaitNs;
+  int left_cut = 0;
   for (ThreadTrace* t = g_registry; t != nullptr; t = t->next) {
     // Another thread may be inside a hook: let it leave (bounded wait).
-    for (int spins = 0; t != self && t->busy.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins > 100000) break;
+    while (t != self && t->busy.load(std::memory_order_acquire) != 0 &&
+           monotonic_ns() < busy_deadline) {
       sched_yield();
     }
-    // A thread stopped inside a hook (a fault in the tracer itself) has
-    // half-updated state: leave its file at its last block.
-    if (t == self && self_in_hook) continue;
-    if (!t->finished() && write) {
-      const int err = t->finish();
-      if (err != 0) report_write_failure(err);
+    // A thread still inside a hook (frozen, or a fault in the tracer
+    // itself) has half-updated state: its file stays at its last complete
+    // block, which the reader reports as cut short. Never finished here.
+    if ((t == self && self_in_hook) ||
+        (t != self && t->busy.load(std::memory_order_acquire) != 0)) {
+      if (!t->finished()) ++left_cut;
+      continue;
     }
+    // One thread's failure does not stop the others.
+    if (!t->finished() && write && t->finish() != 0) report_thread_failure(*t);
+  }
+  if (left_cut != 0 && write) {
+    char buf[200];
+    TextBuilder msg(buf, sizeof buf);
+    msg.u64(static_cast<std::uint64_t>(left_cut))
+        .str(
+            " thread(s) still inside the tracer at the end: their files end at their last "
+            "complete block (cut short)");
+    log_line(msg.c_str());
   }
   if (write && !g_failure_reported.load()) {
     // Wait for a flush in progress on another thread (bounded).
@@ -535,14 +681,16 @@ void finish_process(FinishReason reason) {
       sched_yield();
     }
     int err = append_function_table();
-    if (err == 0) err = g_objects.append_new(g_loadmap_fd);
+    if (err == 0) err = append_load_map();
     if (err == 0) err = seal_function_table();
     // dl_iterate_phdr takes the loader's lock: not from a signal handler.
-    if (err == 0 && !in_signal) err = write_load_map(g_dir_fd, "loadmap", true);
+    if (err == 0 && !in_signal) err = write_whole_load_map(true);
     if (err == 0) err = write_process_metadata(realtime_ns());
     if (err != 0) report_write_failure(err);
   }
   if (locked) pthread_mutex_unlock(&g_registry_lock);
+  g_finish_done.store(true);
+  pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
 }
 
 }  // namespace parlot::runtime

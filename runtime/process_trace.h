@@ -33,10 +33,17 @@ extern constinit thread_local ThreadTrace* tls_thread_trace
 /// a fork child. Returns nullptr when this event must not be recorded.
 ThreadTrace* attach_current_thread();
 
-/// Called once by a thread trace whose write failed: prints one line on
+/// Called by a thread trace whose write failed: prints one line on
 /// stderr naming the error and stops tracing for the whole process. The
 /// program goes on unharmed.
 void report_write_failure(int error);
+
+/// Called by a thread trace whose write failed (its file was cut back
+/// to its last complete block): prints one line naming the file, the error
+/// and the events recorded, once per thread. Tracing goes on for the other
+/// threads, unless the error concerns the directory (ENOENT, ENOTDIR, EROFS,
+/// EACCES): then it is report_write_failure().
+void report_thread_failure(ThreadTrace& t);
 
 /// Appends the function IDs and loaded objects recorded since the last call
 /// to the `functions` and `loadmap` files, so a trace stays symbolizable if
@@ -54,9 +61,17 @@ enum class FinishReason {
 /// thread's pending data and trailer, the function table, the load map and
 /// the final metadata. Runs from the runtime's ELF destructor (after the
 /// program's atexit handlers), from _exit() and from the signal handlers;
-/// idempotent. With kSignal a thread interrupted inside a hook is left as
-/// it is (its file ends at its last block) and locks are only tried.
+/// idempotent: a second caller waits for the first to be done. Asynchronous
+/// signals are blocked on the finishing thread meanwhile. A thread still
+/// inside a hook after a short wait (100 ms in all) is left as it is (its
+/// file ends at its last complete block); one thread's write failure does
+/// not stop the others. With kSignal locks are only tried.
 void finish_process(FinishReason reason = FinishReason::kExit);
+
+/// When another thread is finishing the process trace, waits until it is
+/// done (at most 10 s): the process must not end under it. Returns at once
+/// otherwise. Async-signal-safe.
+void wait_for_finish_in_progress();
 
 /// While alive, hooks called on this thread are ignored: the runtime's own
 /// calls into the C library may reach instrumented code (a program that

@@ -1,21 +1,38 @@
-// The runtime's handlers for signals that end the process, so the trace is
-// complete when the program dies:
-//  - SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: write the crash record (signal,
-//    faulting address, thread, the thread's real stack unwound with
-//    libunwind from the signal context, so frames that were never
-//    instrumented show too), write out every thread's pending data, then
-//    let the signal take its original course (the program's own handler if
-//    it had one when tracing started, else the default action: the process
-//    still dies of the same signal);
-//  - SIGTERM, SIGINT with the default action: a complete flush, then death
-//    by the same signal.
-// A handler the program installs after tracing started replaces ours and
-// runs as the program wants; the trace then ends like a SIGKILL.
+// Signals. The runtime interposes sigaction() and signal() for every
+// signal, records the program's disposition (what sigaction's old action
+// reports) and gives the kernel its own dispatcher in place of any program
+// handler, with the program's sa_flags (SA_RESTART, SA_NODEFER, SA_ONSTACK)
+// and sa_mask, plus SA_SIGINFO; SA_RESETHAND is carried out by the
+// dispatcher (the disposition becomes SIG_DFL as the handler starts). So
+// the kernel restarts, masks and stacks exactly as untraced. The dispatcher:
+//  - defers a signal that arrives while its thread is inside a hook (records
+//    it, returns; the hook raises it again at its end with the same
+//    siginfo), so no handler ever runs inside a hook: handlers' events are
+//    recorded, and exit()/_exit() from a handler find a consistent thread;
+//    synchronous faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS
+//    raised by an instruction) are not deferred;
+//  - runs the program's handler as the kernel would;
+//  - with the default disposition of SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+//    SIGABRT: writes the crash record (signal, faulting address, thread, the
+//    thread's real stack from the signal context), writes out every
+//    thread's pending data, then lets the signal take its course (the
+//    process dies of it);
+//  - with the default disposition of any other signal that ends the process
+//    (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+//    SIGPROF, SIGVTALRM, SIGXCPU, SIGTRAP, SIGSYS): a complete trace, then
+//    death by the same signal.
 #pragma once
 
 namespace parlot::runtime {
 
-/// Installs the handlers (process initialisation; cold).
+class ThreadTrace;
+
+/// Installs the dispatcher for the signals whose default action the
+/// runtime watches (process initialisation; cold).
 void install_signal_handlers();
+
+/// Raises again, on the calling thread and with their siginfo, the signals
+/// deferred while `t` was inside a hook. Cold; async-signal-safe.
+void raise_deferred_signals(ThreadTrace* t);
 
 }  // namespace parlot::runtime

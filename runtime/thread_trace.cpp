@@ -40,7 +40,7 @@ constexpr std::size_t kHeader = sizeof(format::BlockHeader);
 
 }  // namespace
 
-ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool compress,
+ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, bool compress,
                                  std::size_t buffer_bytes, std::size_t max_depth,
                                  std::uint64_t flush_interval_ns, bool discard, int& error) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -78,7 +78,7 @@ ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool co
   t->discard_ = discard;
   t->flush_interval_ns_ = flush_interval_ns;
   t->reset_stream();
-  error = t->open_file(dir_fd, thread_index);
+  error = t->open_file(dir, thread_index);
   if (error != 0) {
     destroy(t);
     return nullptr;
@@ -88,7 +88,6 @@ ThreadTrace* ThreadTrace::create(int dir_fd, std::uint64_t thread_index, bool co
 
 void ThreadTrace::destroy(ThreadTrace* t) {
   if (t == nullptr) return;
-  if (t->fd_ >= 0) close(t->fd_);
   const std::size_t frames_bytes = t->frames_bytes_;
   void* frames = t->frames_;
   const std::size_t map_bytes = t->map_bytes_;
@@ -118,15 +117,14 @@ void ThreadTrace::flush_if_due() {
   drain(compress_ ? lz_.window() : raw_.window());
 }
 
-int ThreadTrace::open_file(int dir_fd, std::uint64_t thread_index) {
+int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
   tid_ = static_cast<std::uint64_t>(syscall(SYS_gettid));
   thread = pthread_self();
   pid_ = static_cast<std::uint64_t>(getpid());
   char name[96];
   TextBuilder n(name, sizeof name);
   n.str("thread-").u64(thread_index).ch('-').u64(tid_).str(".trace");
-  fd_ = openat(dir_fd, n.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd_ < 0) return errno;
+  if (!join_path(path_, sizeof path_, dir, n.c_str())) return ENAMETOOLONG;
   format::TraceFileHeader h{};
   std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
   h.version = format::kVersion;
@@ -136,12 +134,18 @@ int ThreadTrace::open_file(int dir_fd, std::uint64_t thread_index) {
   h.pid = pid_;
   h.start_ns = realtime_ns();
   h.thread_index = thread_index;
-  const int err = write_all(fd_, &h, sizeof h);
-  if (err != 0) {
-    close(fd_);
-    fd_ = -1;
+  const int err = create_trace_file(path_, &h, sizeof h, file_id_);
+  if (err == 0) {
+    finished_ = false;
+    file_bytes_ = sizeof h;
   }
   return err;
+}
+
+int ThreadTrace::append(const void* data, std::size_t n) {
+  write_error_ = append_trace_file(path_, file_id_, data, n, file_bytes_);
+  if (write_error_ == 0) file_bytes_ += n;
+  return write_error_;
 }
 
 void ThreadTrace::drain(codec::OutputWindow& w) {
@@ -149,14 +153,13 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
   last_flush_ns_ = coarse_ns();
-  if (n == 0 || fd_ < 0 || write_error_ != 0) return;
+  if (n == 0 || finished_ || write_error_ != 0) return;
   if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
   std::memcpy(block_, &h, sizeof h);
-  write_error_ = write_all(fd_, block_, kHeader + n);
   payload_bytes_ += n;
-  if (write_error_ != 0) {
-    report_write_failure(write_error_);
+  if (append(block_, kHeader + n) != 0) {
+    report_thread_failure(*this);
     return;
   }
   // The names of what was just written must survive a crash too.
@@ -164,7 +167,7 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
 }
 
 int ThreadTrace::finish() {
-  if (fd_ < 0) return 0;
+  if (finished_) return 0;
   Emitter e{this};
   closed_at_end_ = stack_.close_all(e);
   codec::OutputWindow* w;
@@ -210,22 +213,15 @@ int ThreadTrace::finish() {
   std::memcpy(p + total + kHeader, &tp, sizeof tp);
   total += trailer;
   int err = write_error_;
-  if (err == 0) err = write_all(fd_, p, total);
-  close(fd_);
-  fd_ = -1;
+  if (err == 0) err = append(p, total);
+  finished_ = true;
   return err;
 }
 
-void ThreadTrace::abandon_file() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-}
-
-int ThreadTrace::restart_in_child(int dir_fd, std::uint64_t thread_index, FunctionIds& ids) {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
+int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids) {
+  finished_ = true;
   reset_stream();
-  const int err = open_file(dir_fd, thread_index);
+  const int err = open_file(dir, thread_index);
   if (err != 0) return err;
   for (std::size_t i = 0; i < stack_.depth(); ++i) {
     // Function IDs survive fork: the child's function table holds them all.

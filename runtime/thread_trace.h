@@ -5,6 +5,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <signal.h>
 
 #include <atomic>
 #include <cstddef>
@@ -14,17 +15,20 @@
 #include "parlot/codec.h"
 #include "parlot/format.h"
 #include "shadow_stack.h"
+#include "trace_file.h"
 
 namespace parlot::runtime {
 
 class ThreadTrace {
  public:
   /// Maps and initialises a trace for the calling thread, creates its file
-  /// `thread-<index>-<tid>.trace` in `dir_fd` and writes the file header.
+  /// `thread-<index>-<tid>.trace` in the process directory `dir` (absolute
+  /// path) and writes the file header. The file is opened for each write
+  /// only (trace_file.h): the thread holds no descriptor.
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
   /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
   /// benchmarks). Cold path: mmap, open, write.
-  static ThreadTrace* create(int dir_fd, std::uint64_t thread_index, bool compress,
+  static ThreadTrace* create(const char* dir, std::uint64_t thread_index, bool compress,
                              std::size_t buffer_bytes, std::size_t max_depth,
                              std::uint64_t flush_interval_ns, bool discard, int& error);
 
@@ -81,24 +85,33 @@ class ThreadTrace {
   }
 
   /// Closes open frames, flushes the encoder, writes the last block and the
-  /// trailer, closes the file. Returns 0 or the errno of a failed write.
+  /// trailer. Returns 0 or the errno of a failed write (the file then ends
+  /// at its last complete block).
   int finish();
+
+  /// Ends the trace without writing anything more: its file stays at its
+  /// last complete block, which a reader reports as cut short (a thread
+  /// frozen inside a hook at process end).
+  void leave_cut() { finished_ = true; }
 
   /// Starts a new file for this thread in a new process directory (fork
   /// child): fresh encoder and counters, then an entry event for every frame
   /// still on the shadow stack, so the child's stream is well nested.
   /// Returns 0 or an errno.
-  int restart_in_child(int dir_fd, std::uint64_t thread_index, FunctionIds& ids);
+  int restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids);
 
-  /// Closes the file without writing anything more (fork child: the file
+  /// Drops the file without writing anything more (fork child: the file
   /// belongs to the parent). The trace counts as finished afterwards.
-  void abandon_file();
+  void abandon_file() { finished_ = true; }
 
   /// Sink interface of the encoders: writes the filled block. Cold path.
   void drain(codec::OutputWindow& w);
 
   /// Set while the thread is inside a hook; read by process end (atomic).
   std::atomic<int> busy{0};
+  /// Signals that arrived while the thread was inside a hook (bit sig - 1),
+  /// deferred to the hook's end (signal_handlers.h); their siginfo below.
+  std::atomic<std::uint64_t> deferred_signals{0};
   /// Hook calls not recorded because a hook was re-entered (signal handler).
   std::uint64_t dropped_events = 0;
   /// Set when the thread's stack was cut without exit hooks (longjmp, a
@@ -106,6 +119,8 @@ class ThreadTrace {
   /// real one.
   /// Atomic: pthread_cancel sets it from another thread.
   std::atomic<bool> resync_pending{false};
+  /// Set once the failure of this thread's file was reported.
+  bool failure_reported = false;
   /// The thread's pthread handle (for pthread_cancel).
   pthread_t thread{};
   /// Linked list of live traces, owned by ProcessTrace under its lock.
@@ -113,7 +128,14 @@ class ThreadTrace {
   ThreadTrace* next = nullptr;
 
   std::uint64_t tid() const { return tid_; }
-  bool finished() const { return fd_ < 0; }
+  bool finished() const { return finished_; }
+  /// Absolute path of the thread's file.
+  const char* path() const { return path_; }
+  /// Events recorded so far.
+  std::uint64_t events() const { return events_; }
+  /// The errno of the write that failed (the file ends at its last
+  /// complete block), or 0.
+  int write_error() const { return write_error_; }
 
  private:
   struct Emitter {
@@ -128,7 +150,10 @@ class ThreadTrace {
   using RawEncoder = codec::RawEncoder<ThreadTrace>;
 
   ThreadTrace() = default;
-  int open_file(int dir_fd, std::uint64_t thread_index);
+  int open_file(const char* dir, std::uint64_t thread_index);
+  // Appends `n` bytes to the file; on failure records the error and cuts
+  // the file back to its last complete block.
+  int append(const void* data, std::size_t n);
   void reset_stream();
   // Writes the complete part of the buffer when the flush interval passed.
   void flush_if_due();
@@ -160,8 +185,10 @@ class ThreadTrace {
   std::uint32_t flush_countdown_ = kFlushCheckEvents;
   std::uint64_t flush_interval_ns_ = 0;
   std::uint64_t last_flush_ns_ = 0;
-  int fd_ = -1;
+  bool finished_ = true;
   int write_error_ = 0;
+  std::uint64_t file_bytes_ = 0;  // bytes of complete blocks in the file
+  FileIdentity file_id_;
   std::uint64_t tid_ = 0;
   std::uint64_t pid_ = 0;
   std::uint8_t* block_ = nullptr;  // BlockHeader, then payload
@@ -171,6 +198,11 @@ class ThreadTrace {
   std::size_t frames_bytes_ = 0;
   LzEncoder lz_{*this, {}};
   RawEncoder raw_{*this, {}};
+  char path_[1280] = "";
+
+ public:
+  /// The siginfo of each deferred signal (index sig - 1). Cold: last.
+  siginfo_t deferred_info[64];
 };
 
 }  // namespace parlot::runtime

@@ -69,6 +69,7 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options) {
     // semantics the daemon test relies on).
     for (int fd = 3; fd < 1024; ++fd) close(fd);
     signal(SIGPIPE, SIG_DFL);
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
     execve(argp[0], argp.data(), envp.data());
     _exit(127);
   }

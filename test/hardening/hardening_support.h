@@ -33,6 +33,7 @@ struct RunResult {
 struct RunOptions {
   std::vector<std::string> env;  ///< "NAME=value", added to (or replacing in) the environment
   int timeout_s = 60;
+  std::string cwd;  ///< working directory of the child (empty: the test's)
   /// Called with the child's pid after it ended, before its output is read
   /// (e.g. to wait for a daemon it left behind that writes to the same files).
   std::function<void(pid_t)> after_exit;
