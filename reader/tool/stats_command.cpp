@@ -2,6 +2,8 @@
 // counts, per thread, per process or for the whole program.
 #include <fmt/core.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -9,14 +11,14 @@
 #include "commands.h"
 #include "function_names.h"
 #include "thread_walk.h"
+#include "trace_input.h"
 #include "visible_text.h"
 
 namespace parlot::tool {
 namespace {
 
 struct StatsOptions {
-  std::string dir;
-  Selection selection;
+  ViewOptions view;
   std::string by = "program";
 };
 
@@ -32,14 +34,17 @@ struct CallStats {
 };
 
 CallStats thread_stats(ThreadEventReader& reader, std::uint64_t function_count,
-                       FunctionNames& names) {
+                       FunctionNames& names, analysis::FilterStage* filter) {
   std::unordered_map<std::uint32_t, std::uint64_t> calls;
   std::unordered_map<std::uint64_t, std::uint64_t> edges;
-  walk_thread(reader, function_count, [&](const CallEvent& e) {
-    if (e.kind != CallEvent::Kind::kEnter) return;
-    ++calls[e.function_id];
-    ++edges[static_cast<std::uint64_t>(e.caller_id) << 32 | e.function_id];
-  });
+  walk_thread(
+      reader, function_count,
+      [&](const CallEvent& e) {
+        if (e.kind != CallEvent::Kind::kEnter) return;
+        ++calls[e.function_id];
+        ++edges[static_cast<std::uint64_t>(e.caller_id) << 32 | e.function_id];
+      },
+      filter);
   CallStats s;
   auto name = [&](std::uint32_t id) {
     return id == 0 ? std::string("<thread>") : names.lookup(id).function;
@@ -72,15 +77,22 @@ void print_stats(const std::string& title, const CallStats& s) {
 int run_stats(const StatsOptions& o) {
   int status = 0;
   CallStats program;
-  for (const auto& process : open_trace_directory(o.dir)) {
-    if (!o.selection.selects(process)) continue;
+  const analysis::FunctionMatcher matcher(o.view.filter);
+  for (const auto& process : open_trace_directory(o.view.dir)) {
+    if (!o.view.selection.selects(process)) continue;
     status |= report_warnings(process);
     FunctionNames names(process);
+    std::optional<analysis::FilterStage> filter_template;
+    if (!o.view.filter.keeps_everything()) {
+      filter_template.emplace(keep_vector(process, names, matcher), o.view.filter.max_depth);
+    }
     CallStats whole_process;
     for (const auto& file : process.thread_files) {
       ThreadEventReader reader(file);
-      if (!o.selection.selects(reader.summary())) continue;
-      CallStats t = thread_stats(reader, process.function_addresses.size(), names);
+      if (!o.view.selection.selects(reader.summary())) continue;
+      std::optional<analysis::FilterStage> filter = filter_template;
+      CallStats t = thread_stats(reader, process.function_addresses.size(), names,
+                                 filter ? &*filter : nullptr);
       status |= report_damage(reader.summary());
       if (o.by == "thread") {
         print_stats(fmt::format("thread {} (pid {}, thread #{})", reader.summary().tid,
@@ -108,9 +120,8 @@ void add_stats_command(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<StatsOptions>();
   CLI::App* cmd =
       app.add_subcommand("stats", "Call counts per function and caller -> callee edges");
-  cmd->add_option("dir", options->dir, "Trace directory")->required();
-  cmd->add_option("--pid", options->selection.pid, "Only this process");
-  cmd->add_option("--tid", options->selection.tid, "Only this thread");
+  cmd->add_option("dir", options->view.dir, "Trace directory")->required();
+  add_view_options(cmd, options->view);
   cmd->add_option("--by", options->by, "Aggregate per thread, process or program")
       ->check(CLI::IsMember({"thread", "process", "program"}));
   cmd->callback([options, &exit_status] { exit_status = run_stats(*options); });

@@ -1,0 +1,113 @@
+#include "trace_input.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "function_names.h"
+#include "visible_text.h"
+
+namespace parlot::tool {
+
+void add_view_options(CLI::App* cmd, ViewOptions& o) {
+  cmd->add_option("--pid", o.selection.pid, "Only this process");
+  cmd->add_option("--tid", o.selection.tid, "Only this thread");
+  cmd->add_option("--include", o.filter.include,
+                  "Keep only functions whose name matches one of these regexes");
+  cmd->add_option("--exclude", o.filter.exclude, "Drop functions whose name matches a regex");
+  cmd->add_option("--module", o.filter.module,
+                  "Keep only functions of DSOs whose path matches this regex");
+  cmd->add_option("--max-depth", o.filter.max_depth,
+                  "Keep only calls at (filtered) depth below N (0: all)");
+}
+
+analysis::FunctionKey ProcessFunctions::key_of(std::uint32_t id) const {
+  if (id < key.size()) return key[id];
+  return analysis::function_key(fmt::format("#{}", id));
+}
+
+std::vector<bool> keep_vector(const ProcessTrace& process, FunctionNames& names,
+                              const analysis::FunctionMatcher& matcher) {
+  std::vector<bool> keep(process.function_addresses.size() + 1, true);
+  for (std::uint32_t id = 1; id < keep.size(); ++id) {
+    const SourceLocation& loc = names.lookup(id);
+    keep[id] = matcher.keeps(loc.function, loc.dso);
+  }
+  return keep;
+}
+
+ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
+                           const ProcessFunctions& functions, std::uint32_t max_depth,
+                           bool filtering)
+    : reader_(file),
+      tracker_(function_count, file),
+      filter_(functions.keep, max_depth),
+      functions_(functions),
+      filtering_(filtering) {}
+
+bool ThreadStream::next(analysis::Event& e) {
+  for (;;) {
+    if (pos_ == batch_.size()) {
+      batch_ = reader_.next_batch();
+      pos_ = 0;
+      if (batch_.empty()) return false;
+    }
+    CallEvent c = tracker_.push(batch_[pos_++]);
+    if (filtering_ && !filter_.push(c, c)) continue;
+    e = {c.kind == CallEvent::Kind::kEnter, functions_.key_of(c.function_id), c.depth};
+    return true;
+  }
+}
+
+TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
+  const analysis::FunctionMatcher matcher(o.filter);
+  for (auto& process : open_trace_directory(o.dir)) {
+    if (!o.selection.selects(process)) continue;
+    processes_.push_back(std::move(process));
+  }
+  for (const auto& p : processes_) ranked_ = ranked_ || !p.metadata.rank.empty();
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    const ProcessTrace& p = processes_[i];
+    status_ |= report_warnings(p);
+    FunctionNames names(p);
+    ProcessFunctions f;
+    f.keep = keep_vector(p, names, matcher);
+    f.key.assign(p.function_addresses.size() + 1, 0);
+    for (std::uint32_t id = 1; id < f.key.size(); ++id) {
+      const std::string& name = names.lookup(id).function;
+      f.key[id] = analysis::function_key(name);
+      names_.add(f.key[id], visible_text(name));
+    }
+    functions_.push_back(std::move(f));
+    std::uint64_t rank = i;
+    if (ranked_) {
+      const std::string& r = p.metadata.rank;
+      if (std::from_chars(r.data(), r.data() + r.size(), rank).ec != std::errc()) rank = i;
+    }
+    for (const auto& file : p.thread_files) {
+      ThreadEventReader reader(file);
+      if (!o.selection.selects(reader.summary())) continue;
+      threads_.push_back({{rank, reader.summary().thread_index}, i, file});
+    }
+  }
+}
+
+const TraceInput::Thread* TraceInput::find(analysis::ThreadId id) const {
+  for (const auto& t : threads_) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {
+  const ProcessTrace& p = processes_[t.process];
+  return std::make_unique<ThreadStream>(t.file, p.function_addresses.size(), functions_[t.process],
+                                        options_.filter.max_depth,
+                                        !options_.filter.keeps_everything());
+}
+
+std::string TraceInput::label(analysis::ThreadId id) const {
+  return fmt::format("{} {} thread {}", ranked_ ? "rank" : "process", id.rank, id.thread);
+}
+
+}  // namespace parlot::tool
