@@ -343,8 +343,19 @@ Symbolizer::Symbolizer(LoadMap load_map, WarningSink warn)
     : load_map_(std::move(load_map)), warn_(std::move(warn)) {
   // Entries naming the same file at the same bias (e.g. one entry per
   // segment) share one Object, so the file is opened and warned about once.
-  // Keyed by views into load_map_, which never changes: O(n log n).
-  std::map<std::tuple<std::string_view, std::uint64_t, std::string_view>, Object*> by_identity;
+  // Keyed by views into load_map_, which never changes: O(n) expected.
+  struct IdentityHash {
+    std::size_t operator()(
+        const std::tuple<std::string_view, std::uint64_t, std::string_view>& k) const {
+      const std::hash<std::string_view> h;
+      return h(std::get<0>(k)) ^ (std::hash<std::uint64_t>()(std::get<1>(k)) * 31) ^
+             (h(std::get<2>(k)) * 131);
+    }
+  };
+  std::unordered_map<std::tuple<std::string_view, std::uint64_t, std::string_view>, Object*,
+                     IdentityHash>
+      by_identity;
+  by_identity.reserve(load_map_.size());
   entry_objects_.reserve(load_map_.size());
   for (const LoadedObject& entry : load_map_) {
     auto [it, inserted] =
