@@ -9,6 +9,7 @@
 #include "analysis/classes.h"
 #include "analysis/divergence.h"
 #include "commands.h"
+#include "parallel.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -23,11 +24,11 @@ struct ClassesOptions {
 };
 
 void print_similarity(TraceInput& input) {
-  std::vector<std::unordered_set<std::uint64_t>> edges;
-  for (const auto& t : input.threads()) {
-    auto stream = input.open(t);
+  std::vector<std::unordered_set<std::uint64_t>> edges(input.threads().size());
+  parallel_for(edges.size(), input.jobs(), [&](std::size_t i) {
+    auto stream = input.open(input.threads()[i]);
     analysis::OpenStack stack;
-    auto& set = edges.emplace_back();
+    auto& set = edges[i];
     for (analysis::Event e; stream->next(e);) {
       if (e.enter) {
         set.insert(analysis::FingerprintBuilder::edge_hash(
@@ -35,7 +36,7 @@ void print_similarity(TraceInput& input) {
       }
       stack.push(e);
     }
-  }
+  });
   const auto& threads = input.threads();
   const std::size_t n = threads.size();
   std::vector<double> mean(n, 1.0);
@@ -59,14 +60,17 @@ void print_similarity(TraceInput& input) {
 int run_classes(const ClassesOptions& o) {
   TraceInput input(o.view);
   const analysis::ClassBy by = analysis::parse_class_by(o.by);
-  analysis::Classes classes;
-  for (const auto& t : input.threads()) {
-    auto stream = input.open(t);
+  const auto& threads = input.threads();
+  std::vector<std::uint64_t> hashes(threads.size());
+  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+    auto stream = input.open(threads[i]);
     analysis::FingerprintBuilder fp(by, o.max_body);
     for (analysis::Event e; stream->next(e);) fp.push(e);
     input.finished(*stream);
-    classes.add(t.id, fp.finish());
-  }
+    hashes[i] = fp.finish();
+  });
+  analysis::Classes classes;
+  for (std::size_t i = 0; i < threads.size(); ++i) classes.add(threads[i].id, hashes[i]);
   const auto ordered = classes.ordered();
   std::size_t members = 0;
   for (const auto& c : ordered) members += c.members.size();

@@ -1,9 +1,10 @@
 // parlot-read loops: each thread's call stream summarised by nested loop
 // recognition, e.g. "main { 1000 x [ step { 3 x [ exchange ] } ] }".
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "analysis/loops.h"
 #include "commands.h"
+#include "parallel.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -16,15 +17,19 @@ struct LoopsOptions {
 
 int run_loops(const LoopsOptions& o) {
   TraceInput input(o.view);
-  for (const auto& t : input.threads()) {
-    auto stream = input.open(t);
+  const auto& threads = input.threads();
+  std::vector<std::string> lines(threads.size());
+  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+    auto stream = input.open(threads[i]);
     analysis::LoopBuilder builder(o.max_body);
     std::uint64_t events = 0;
     for (analysis::Event e; stream->next(e); ++events) builder.push(e);
     input.finished(*stream);
     const analysis::LoopSummary summary = builder.finish();
-    fmt::print("{} ({} events): {}\n", input.label(t.id), events, summary.to_string(input.names()));
-  }
+    lines[i] = fmt::format("{} ({} events): {}\n", input.label(threads[i].id), events,
+                           summary.to_string(input.names()));
+  });
+  for (const auto& line : lines) fmt::print("{}", line);
   return input.status();
 }
 

@@ -5,6 +5,7 @@
 
 #include "analysis/stack_tree.h"
 #include "commands.h"
+#include "parallel.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -17,14 +18,17 @@ struct StacksOptions {
 
 int run_stacks(const StacksOptions& o) {
   TraceInput input(o.view);
-  analysis::StackTree tree;
-  for (const auto& t : input.threads()) {
-    auto stream = input.open(t);
+  const auto& threads = input.threads();
+  std::vector<std::vector<analysis::FunctionKey>> stacks(threads.size());
+  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+    auto stream = input.open(threads[i]);
     analysis::OpenStack stack;
     for (analysis::Event e; stream->next(e);) stack.push(e);
     input.finished(*stream);
-    tree.add(t.id, stack.frames());
-  }
+    stacks[i] = stack.frames();
+  });
+  analysis::StackTree tree;
+  for (std::size_t i = 0; i < threads.size(); ++i) tree.add(threads[i].id, stacks[i]);
   fmt::print("{}", o.format == "dot" ? tree.to_dot(input.names(), input.ranked())
                                      : tree.to_text(input.names(), input.ranked()));
   return input.status();

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "function_names.h"
+#include "parallel.h"
 #include "visible_text.h"
 
 namespace parlot::tool {
@@ -19,6 +20,7 @@ void add_view_options(CLI::App* cmd, ViewOptions& o) {
                   "Keep only functions of DSOs whose path matches this regex");
   cmd->add_option("--max-depth", o.filter.max_depth,
                   "Keep only calls at (filtered) depth below N (0: all)");
+  cmd->add_option("--jobs,-j", o.jobs, "Decoding threads (0: one per hardware thread)");
 }
 
 analysis::FunctionKey ProcessFunctions::key_of(std::uint32_t id) const {
@@ -45,18 +47,23 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
       functions_(functions),
       filtering_(filtering) {}
 
-bool ThreadStream::next(analysis::Event& e) {
+bool ThreadStream::next_call(CallEvent& c) {
   for (;;) {
     if (pos_ == batch_.size()) {
       batch_ = reader_.next_batch();
       pos_ = 0;
       if (batch_.empty()) return false;
     }
-    CallEvent c = tracker_.push(batch_[pos_++]);
-    if (filtering_ && !filter_.push(c, c)) continue;
-    e = {c.kind == CallEvent::Kind::kEnter, functions_.key_of(c.function_id), c.depth};
-    return true;
+    c = tracker_.push(batch_[pos_++]);
+    if (!filtering_ || filter_.push(c, c)) return true;
   }
+}
+
+bool ThreadStream::next(analysis::Event& e) {
+  CallEvent c;
+  if (!next_call(c)) return false;
+  e = {c.kind == CallEvent::Kind::kEnter, functions_.key_of(c.function_id), c.depth};
+  return true;
 }
 
 TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
@@ -66,19 +73,22 @@ TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
     processes_.push_back(std::move(process));
   }
   for (const auto& p : processes_) ranked_ = ranked_ || !p.metadata.rank.empty();
-  for (std::size_t i = 0; i < processes_.size(); ++i) {
+  // Per process, in parallel: name and key every function, apply the
+  // filter, list the selected threads. Symbolizers are per process.
+  functions_.resize(processes_.size());
+  std::vector<analysis::NameTable> names(processes_.size());
+  std::vector<std::vector<Thread>> threads(processes_.size());
+  parallel_for(processes_.size(), o.jobs, [&](std::size_t i) {
     const ProcessTrace& p = processes_[i];
-    status_ |= report_warnings(p);
-    FunctionNames names(p);
-    ProcessFunctions f;
-    f.keep = keep_vector(p, names, matcher);
+    FunctionNames process_names(p);
+    ProcessFunctions& f = functions_[i];
+    f.keep = keep_vector(p, process_names, matcher);
     f.key.assign(p.function_addresses.size() + 1, 0);
     for (std::uint32_t id = 1; id < f.key.size(); ++id) {
-      const std::string& name = names.lookup(id).function;
+      const std::string& name = process_names.lookup(id).function;
       f.key[id] = analysis::function_key(name);
-      names_.add(f.key[id], visible_text(name));
+      names[i].add(f.key[id], visible_text(name));
     }
-    functions_.push_back(std::move(f));
     std::uint64_t rank = i;
     if (ranked_) {
       const std::string& r = p.metadata.rank;
@@ -87,8 +97,13 @@ TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
     for (const auto& file : p.thread_files) {
       ThreadEventReader reader(file);
       if (!o.selection.selects(reader.summary())) continue;
-      threads_.push_back({{rank, reader.summary().thread_index}, i, file});
+      threads[i].push_back({{rank, reader.summary().thread_index}, i, file});
     }
+  });
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    status_ |= report_warnings(processes_[i]);
+    names_.merge(names[i]);
+    threads_.insert(threads_.end(), threads[i].begin(), threads[i].end());
   }
 }
 

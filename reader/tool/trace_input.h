@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct ViewOptions {
   std::string dir;
   Selection selection;
   analysis::FunctionFilter filter;
+  unsigned jobs = 0;  ///< decoding threads (0: one per hardware thread)
 };
 
 /// Adds --pid, --tid, --include, --exclude, --module and --max-depth.
@@ -43,6 +45,9 @@ class ThreadStream : public analysis::EventSource {
   ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
                const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering);
   bool next(analysis::Event& e) override;
+  /// The same stream as CallEvents with the process's function IDs
+  /// (filtered depth and nearest kept caller). Do not mix with next().
+  bool next_call(CallEvent& c);
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
 
  private:
@@ -69,6 +74,7 @@ class TraceInput {
 
   const std::vector<Thread>& threads() const { return threads_; }
   const std::vector<ProcessTrace>& processes() const { return processes_; }
+  const ProcessFunctions& functions(std::size_t process) const { return functions_[process]; }
   const analysis::NameTable& names() const { return names_; }
   /// The selected thread with this id, or nullptr.
   const Thread* find(analysis::ThreadId id) const;
@@ -82,7 +88,12 @@ class TraceInput {
   /// finished()), else 0.
   int status() const { return status_; }
   /// Reports damage of a stream read to its end (a file cut short).
-  void finished(const ThreadStream& s) { status_ |= report_damage(s.summary()); }
+  /// Thread-safe.
+  void finished(const ThreadStream& s) {
+    const std::lock_guard<std::mutex> guard(lock_);
+    status_ |= report_damage(s.summary());
+  }
+  unsigned jobs() const { return options_.jobs; }
 
  private:
   ViewOptions options_;
@@ -92,6 +103,7 @@ class TraceInput {
   analysis::NameTable names_;
   bool ranked_ = false;
   int status_ = 0;
+  std::mutex lock_;
 };
 
 /// The keep-vector of the filter for `process` (for trace and stats, which
