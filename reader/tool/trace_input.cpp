@@ -23,8 +23,7 @@ void add_view_options(CLI::App* cmd, ViewOptions& o) {
   cmd->add_option("--jobs,-j", o.jobs, "Decoding threads (0: one per hardware thread)");
 }
 
-analysis::FunctionKey ProcessFunctions::key_of(std::uint32_t id) const {
-  if (id < key.size()) return key[id];
+analysis::FunctionKey ProcessFunctions::unknown_key(std::uint32_t id) {
   return analysis::function_key(fmt::format("#{}", id));
 }
 
@@ -46,25 +45,6 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
       filter_(functions.keep, max_depth),
       functions_(functions),
       filtering_(filtering) {}
-
-bool ThreadStream::next_call(CallEvent& c) {
-  for (;;) {
-    if (pos_ == batch_.size()) {
-      batch_ = reader_.next_batch();
-      pos_ = 0;
-      if (batch_.empty()) return false;
-    }
-    c = tracker_.push(batch_[pos_++]);
-    if (!filtering_ || filter_.push(c, c)) return true;
-  }
-}
-
-bool ThreadStream::next(analysis::Event& e) {
-  CallEvent c;
-  if (!next_call(c)) return false;
-  e = {c.kind == CallEvent::Kind::kEnter, functions_.key_of(c.function_id), c.depth};
-  return true;
-}
 
 TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
   const analysis::FunctionMatcher matcher(o.filter);

@@ -36,7 +36,11 @@ void add_view_options(CLI::App* cmd, ViewOptions& o);
 struct ProcessFunctions {
   std::vector<analysis::FunctionKey> key;  ///< [id]; [0] unused
   std::vector<bool> keep;                  ///< [id]
-  analysis::FunctionKey key_of(std::uint32_t id) const;
+  analysis::FunctionKey key_of(std::uint32_t id) const {
+    return id < key.size() ? key[id] : unknown_key(id);
+  }
+  /// Key of an ID beyond the table: hash of "#<id>".
+  static analysis::FunctionKey unknown_key(std::uint32_t id);
 };
 
 /// One thread's events, decoded, call-tracked and filtered.
@@ -44,10 +48,26 @@ class ThreadStream : public analysis::EventSource {
  public:
   ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
                const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering);
-  bool next(analysis::Event& e) override;
+  bool next(analysis::Event& e) override {
+    CallEvent c;
+    if (!next_call(c)) return false;
+    e = {c.kind == CallEvent::Kind::kEnter, functions_.key_of(c.function_id), c.depth};
+    return true;
+  }
   /// The same stream as CallEvents with the process's function IDs
   /// (filtered depth and nearest kept caller). Do not mix with next().
-  bool next_call(CallEvent& c);
+  /// Inline: the per-event loop of every view.
+  bool next_call(CallEvent& c) {
+    for (;;) {
+      if (pos_ == batch_.size()) [[unlikely]] {
+        batch_ = reader_.next_batch();
+        pos_ = 0;
+        if (batch_.empty()) return false;
+      }
+      c = tracker_.push(batch_[pos_++]);
+      if (!filtering_ || filter_.push(c, c)) return true;
+    }
+  }
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
 
  private:
