@@ -343,16 +343,26 @@ Symbolizer::Symbolizer(LoadMap load_map, WarningSink warn)
     : load_map_(std::move(load_map)), warn_(std::move(warn)) {
   // Entries naming the same file at the same bias (e.g. one entry per
   // segment) share one Object, so the file is opened and warned about once.
-  // Keyed by views into load_map_, which never changes: O(n log n).
-  std::map<std::tuple<std::string_view, std::uint64_t, std::string_view>, Object*> by_identity;
+  // Keyed by views into load_map_, which never changes: O(n) expected.
+  struct IdentityHash {
+    std::size_t operator()(
+        const std::tuple<std::string_view, std::uint64_t, std::string_view>& k) const {
+      const std::hash<std::string_view> h;
+      return h(std::get<0>(k)) ^ (std::hash<std::uint64_t>()(std::get<1>(k)) * 31) ^
+             (h(std::get<2>(k)) * 131);
+    }
+  };
+  std::unordered_map<std::tuple<std::string_view, std::uint64_t, std::string_view>, std::uint32_t,
+                     IdentityHash>
+      by_identity;
+  by_identity.reserve(load_map_.size());
   entry_objects_.reserve(load_map_.size());
   for (const LoadedObject& entry : load_map_) {
-    auto [it, inserted] =
-        by_identity.try_emplace({entry.path, entry.load_bias, entry.build_id}, nullptr);
-    if (inserted) {
-      objects_.push_back(std::make_unique<Object>());
-      it->second = objects_.back().get();
-    }
+    // Objects are allocated when first opened (most entries of a huge map
+    // are never looked up).
+    auto [it, inserted] = by_identity.try_emplace({entry.path, entry.load_bias, entry.build_id},
+                                                  static_cast<std::uint32_t>(objects_.size()));
+    if (inserted) objects_.emplace_back();
     entry_objects_.push_back(it->second);
   }
   build_address_index();
@@ -415,7 +425,9 @@ int Symbolizer::find_object(std::uint64_t address) const {
 }
 
 bool Symbolizer::open_object(std::size_t index) {
-  Object& object = *entry_objects_[index];
+  std::unique_ptr<Object>& slot = objects_[entry_objects_[index]];
+  if (!slot) slot = std::make_unique<Object>();
+  Object& object = *slot;
   if (object.state != Object::State::kUnopened) return object.state == Object::State::kOpen;
   object.state = Object::State::kUnusable;  // Until proven otherwise.
   const LoadedObject& entry = load_map_[index];
@@ -479,7 +491,7 @@ SourceLocation Symbolizer::lookup(std::uint64_t address) {
   loc.dso = entry.path;
   loc.offset = address - entry.load_bias;
   if (!open_object(entry_index)) return loc;
-  Object& object = *entry_objects_[entry_index];
+  Object& object = *objects_[entry_objects_[entry_index]];
   Dwfl_Module* module = object.module;
 
   // ELF symbol containing the address (.symtab, else .dynsym or

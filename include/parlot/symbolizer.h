@@ -145,8 +145,9 @@ class Symbolizer {
 
   LoadMap load_map_;
   WarningSink warn_;
-  std::vector<std::unique_ptr<Object>> objects_;  // One per distinct object.
-  std::vector<Object*> entry_objects_;            // Parallel to load_map_.
+  // One per distinct object, allocated on first use (open_object()).
+  std::vector<std::unique_ptr<Object>> objects_;
+  std::vector<std::uint32_t> entry_objects_;  // Parallel to load_map_: index into objects_.
   // Address index: from range_starts_[k] up to the next start, the first
   // entry containing the address is range_entries_[k] (-1: none). Sorted.
   std::vector<std::uint64_t> range_starts_;

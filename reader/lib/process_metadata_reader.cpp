@@ -1,6 +1,6 @@
 #include <cstring>
-#include <set>
-#include <tuple>
+#include <string_view>
+#include <unordered_set>
 
 #include "parlot/trace_reader.h"
 #include "text_file.h"
@@ -83,10 +83,13 @@ CrashRecord read_crash_record(const std::filesystem::path& file) {
 LoadMap read_load_map(const std::filesystem::path& file) {
   const auto lines = detail::read_text_file(file, format::kLoadMapMagicLine, 64 << 20);
   LoadMap map;
-  // The runtime writes the map at start and at end: keep each object once.
-  std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::string, std::string>> seen;
+  // The runtime writes the map at start and at end: keep each distinct line
+  // once (FORMAT.md), hashed: O(n) expected for n lines.
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(lines.size());
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto& [offset, text] = lines[i];
+    if (!seen.insert(text).second) continue;
     // start end bias build-id path (the path may contain spaces)
     std::size_t fields[4];
     std::size_t pos = 0;
@@ -106,9 +109,7 @@ LoadMap read_load_map(const std::filesystem::path& file) {
     if (o.build_id == "-") o.build_id.clear();
     o.path = detail::unescape(text.substr(fields[3] + 1), file, offset + fields[3] + 1);
     if (o.end <= o.start) throw FormatError(file, offset, "empty address range");
-    if (seen.insert(std::tie(o.start, o.end, o.load_bias, o.build_id, o.path)).second) {
-      map.push_back(std::move(o));
-    }
+    map.push_back(std::move(o));
   }
   return map;
 }

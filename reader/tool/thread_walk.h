@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/filter.h"
 #include "parlot/call_stack_tracker.h"
 #include "parlot/trace_reader.h"
 
@@ -38,12 +39,21 @@ std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
                            const std::string& prefix);
 
 /// Calls `on_event(const CallEvent&)` for every event of the thread file
-/// `reader`, in order. Throws FormatError on corrupt data.
+/// `reader`, in order, through `filter` when given (depths and callers as
+/// filtered). Throws FormatError on corrupt data.
 template <class OnEvent>
-void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event) {
+void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event,
+                 analysis::FilterStage* filter = nullptr) {
   CallStackTracker tracker(function_count, reader.summary().path);
   for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
-    for (const std::uint32_t id : batch) on_event(tracker.push(id));
+    if (filter == nullptr) {
+      for (const std::uint32_t id : batch) on_event(tracker.push(id));
+      continue;
+    }
+    CallEvent out;
+    for (const std::uint32_t id : batch) {
+      if (filter->push(tracker.push(id), out)) on_event(out);
+    }
   }
 }
 

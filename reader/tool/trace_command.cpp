@@ -1,6 +1,7 @@
 // parlot-read trace: each thread's linear call trace, indented by depth like
 // `uftrace replay` (text), or one JSON object per event (jsonl).
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,14 @@
 #include "function_names.h"
 #include "id_cache.h"
 #include "thread_walk.h"
+#include "trace_input.h"
 #include "visible_text.h"
 
 namespace parlot::tool {
 namespace {
 
 struct TraceOptions {
-  std::string dir;
-  Selection selection;
+  ViewOptions view;
   std::string format = "text";
 };
 
@@ -39,7 +40,7 @@ class Output {
 
 // Text: "name() {" ... "} /* name */", and "name();" for a call with no callee.
 void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                       FunctionNames& names, Output& out) {
+                       FunctionNames& names, Output& out, analysis::FilterStage* filter) {
   const auto& s = reader.summary();
   fmt::format_to(std::back_inserter(out.buf()), "# thread {} (pid {}, thread #{})\n", s.tid, s.pid,
                  s.thread_index);
@@ -48,29 +49,32 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   auto indent = [&](std::uint32_t depth) {
     for (std::uint32_t i = 0; i < depth; ++i) out.buf().append(std::string_view("  "));
   };
-  walk_thread(reader, function_count, [&](const CallEvent& e) {
-    auto& b = out.buf();
-    if (e.kind == CallEvent::Kind::kExit && has_pending) {
-      indent(e.depth);
-      fmt::format_to(std::back_inserter(b), "{};\n", names.display_name(e.function_id));
-      has_pending = false;
-      out.maybe_flush();
-      return;
-    }
-    if (has_pending) {
-      indent(pending.depth);
-      fmt::format_to(std::back_inserter(b), "{} {{\n", names.display_name(pending.function_id));
-      has_pending = false;
-    }
-    if (e.kind == CallEvent::Kind::kEnter) {
-      pending = e;
-      has_pending = true;
-    } else {
-      indent(e.depth);
-      fmt::format_to(std::back_inserter(b), "}} /* {} */\n", names.display_name(e.function_id));
-    }
-    out.maybe_flush();
-  });
+  walk_thread(
+      reader, function_count,
+      [&](const CallEvent& e) {
+        auto& b = out.buf();
+        if (e.kind == CallEvent::Kind::kExit && has_pending) {
+          indent(e.depth);
+          fmt::format_to(std::back_inserter(b), "{};\n", names.display_name(e.function_id));
+          has_pending = false;
+          out.maybe_flush();
+          return;
+        }
+        if (has_pending) {
+          indent(pending.depth);
+          fmt::format_to(std::back_inserter(b), "{} {{\n", names.display_name(pending.function_id));
+          has_pending = false;
+        }
+        if (e.kind == CallEvent::Kind::kEnter) {
+          pending = e;
+          has_pending = true;
+        } else {
+          indent(e.depth);
+          fmt::format_to(std::back_inserter(b), "}} /* {} */\n", names.display_name(e.function_id));
+        }
+        out.maybe_flush();
+      },
+      filter);
   if (has_pending) {
     indent(pending.depth);
     fmt::format_to(std::back_inserter(out.buf()), "{} {{\n",
@@ -79,7 +83,7 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
 }
 
 void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                        FunctionNames& names, Output& out) {
+                        FunctionNames& names, Output& out, analysis::FilterStage* filter) {
   const auto& s = reader.summary();
   // Per function, the JSON fields after "kind" are fixed: build them once.
   IdCache<std::string> tail(function_count);
@@ -90,23 +94,31 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
                                     json_string(loc.function), json_string(loc.file), loc.line));
   };
   const std::string head = fmt::format("{{\"pid\":{},\"tid\":{},\"depth\":", s.pid, s.tid);
-  walk_thread(reader, function_count, [&](const CallEvent& e) {
-    auto& b = out.buf();
-    b.append(head);
-    fmt::format_to(std::back_inserter(b), "{},\"kind\":\"{}\"", e.depth,
-                   e.kind == CallEvent::Kind::kEnter ? "enter" : "exit");
-    b.append(tail_of(e.function_id));
-    out.maybe_flush();
-  });
+  walk_thread(
+      reader, function_count,
+      [&](const CallEvent& e) {
+        auto& b = out.buf();
+        b.append(head);
+        fmt::format_to(std::back_inserter(b), "{},\"kind\":\"{}\"", e.depth,
+                       e.kind == CallEvent::Kind::kEnter ? "enter" : "exit");
+        b.append(tail_of(e.function_id));
+        out.maybe_flush();
+      },
+      filter);
 }
 
 int run_trace(const TraceOptions& o) {
   int status = 0;
   Output out;
-  for (const auto& process : open_trace_directory(o.dir)) {
-    if (!o.selection.selects(process)) continue;
+  const analysis::FunctionMatcher matcher(o.view.filter);
+  for (const auto& process : open_trace_directory(o.view.dir)) {
+    if (!o.view.selection.selects(process)) continue;
     status |= report_warnings(process);
     FunctionNames names(process);
+    std::optional<analysis::FilterStage> filter_template;
+    if (!o.view.filter.keeps_everything()) {
+      filter_template.emplace(keep_vector(process, names, matcher), o.view.filter.max_depth);
+    }
     if (o.format == "text") {
       const auto& m = process.metadata;
       fmt::format_to(std::back_inserter(out.buf()), "# process {}{} {}\n", m.pid,
@@ -115,14 +127,16 @@ int run_trace(const TraceOptions& o) {
     }
     for (const auto& file : process.thread_files) {
       ThreadEventReader reader(file);
-      if (!o.selection.selects(reader.summary())) continue;
+      if (!o.view.selection.selects(reader.summary())) continue;
+      std::optional<analysis::FilterStage> filter = filter_template;
+      analysis::FilterStage* f = filter ? &*filter : nullptr;
       if (o.format == "text") {
-        print_text_thread(reader, process.function_addresses.size(), names, out);
+        print_text_thread(reader, process.function_addresses.size(), names, out, f);
         if (process.crash && process.crash->tid == reader.summary().tid) {
           out.buf().append(describe_crash(*process.crash, names, "# "));
         }
       } else {
-        print_jsonl_thread(reader, process.function_addresses.size(), names, out);
+        print_jsonl_thread(reader, process.function_addresses.size(), names, out, f);
       }
       out.flush();
       status |= report_damage(reader.summary());
@@ -136,9 +150,8 @@ int run_trace(const TraceOptions& o) {
 void add_trace_command(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<TraceOptions>();
   CLI::App* cmd = app.add_subcommand("trace", "Print each thread's named, nested call trace");
-  cmd->add_option("dir", options->dir, "Trace directory (PARLOT_DIR of the run)")->required();
-  cmd->add_option("--pid", options->selection.pid, "Only this process");
-  cmd->add_option("--tid", options->selection.tid, "Only this thread");
+  cmd->add_option("dir", options->view.dir, "Trace directory (PARLOT_DIR of the run)")->required();
+  add_view_options(cmd, options->view);
   cmd->add_option("--format", options->format, "text (indented, like uftrace replay) or jsonl")
       ->check(CLI::IsMember({"text", "jsonl"}));
   cmd->callback([options, &exit_status] { exit_status = run_trace(*options); });

@@ -1,0 +1,36 @@
+// Where two call streams part (issue 9 §4, DiffTrace): the first event that
+// differs, with context and the call stack there, and per-function call
+// counts of both sides.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "event.h"
+
+namespace parlot::analysis {
+
+struct Divergence {
+  bool identical = true;           ///< both streams are the same
+  std::uint64_t position = 0;      ///< 0-based index of the first differing event
+  std::vector<Event> before;       ///< up to `context` common events just before it
+  std::vector<FunctionKey> stack;  ///< open calls there (outermost first), common to both
+  std::vector<Event> left, right;  ///< up to `context` events from `position` on each side
+  std::uint64_t left_events = 0, right_events = 0;  ///< events of each stream
+  /// Calls (entries) per function on each side.
+  std::map<FunctionKey, std::uint64_t> left_calls, right_calls;
+};
+
+/// Reads both streams to their end (O(events) time, O(context + depth +
+/// functions) memory) and returns where they first differ.
+Divergence first_divergence(EventSource& left, EventSource& right, std::size_t context);
+
+/// Text of `d`: "identical (N events)" or the position, stack, context
+/// and the calls-per-function deltas; names through `names`.
+std::string describe_divergence(const Divergence& d, const NameTable& names,
+                                const std::string& left_label, const std::string& right_label);
+
+}  // namespace parlot::analysis

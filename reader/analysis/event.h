@@ -1,0 +1,64 @@
+// The analysis layer's input: a thread's decoded, filtered call-event
+// stream with functions named across processes. Analyses consume these
+// streams, never files, so a thread pool or an MPI reduction can wrap them
+// (each result type has a merge()).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace parlot::analysis {
+
+/// A function as analyses see it: the 64-bit FNV-1a hash of its display
+/// name, the same in every process (function IDs differ between processes).
+using FunctionKey = std::uint64_t;
+
+/// FNV-1a (64-bit) of `name`; never 0 (0 stands for "no function").
+FunctionKey function_key(std::string_view name);
+
+/// One event of a thread: entry into `function` or exit from it. `depth`:
+/// 0 for the thread's outermost frame (after filtering).
+struct Event {
+  bool enter = true;
+  FunctionKey function = 0;
+  std::uint32_t depth = 0;
+  bool operator==(const Event&) const = default;
+};
+
+/// A thread of the program: its process's MPI rank (or, without a rank, the
+/// process's position in the trace directory, sorted as the reader sorts),
+/// and its thread index within the process.
+struct ThreadId {
+  std::uint64_t rank = 0;
+  std::uint64_t thread = 0;
+  auto operator<=>(const ThreadId&) const = default;
+};
+
+/// A pull stream of events (one thread, in order).
+class EventSource {
+ public:
+  virtual ~EventSource() = default;
+  /// Next event into `e`; false at the end. Throws FormatError (the
+  /// decoder's) on corrupt input.
+  virtual bool next(Event& e) = 0;
+};
+
+/// FunctionKey -> display name, merged over processes.
+class NameTable {
+ public:
+  void add(FunctionKey key, const std::string& name) { names_.try_emplace(key, name); }
+  /// The name of `key`, or "#<hex key>" when it was never added.
+  std::string name(FunctionKey key) const;
+  void merge(const NameTable& other) {
+    for (const auto& [k, v] : other.names_) names_.try_emplace(k, v);
+  }
+  const std::unordered_map<FunctionKey, std::string>& all() const { return names_; }
+
+ private:
+  std::unordered_map<FunctionKey, std::string> names_;
+};
+
+}  // namespace parlot::analysis

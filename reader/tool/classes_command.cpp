@@ -1,0 +1,126 @@
+// parlot-read classes: threads grouped into equivalence classes (identical
+// streams, loop structure, edge sets or final stacks), outliers first, each
+// with what distinguishes it from the largest class; --similarity ranks the
+// threads least like the others (Jaccard over caller -> callee edges).
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "analysis/classes.h"
+#include "analysis/divergence.h"
+#include "commands.h"
+#include "parallel.h"
+#include "trace_input.h"
+
+namespace parlot::tool {
+namespace {
+
+struct ClassesOptions {
+  ViewOptions view;
+  std::string by = "trace";
+  std::size_t max_body = 8;
+  std::size_t context = 3;
+  bool similarity = false;
+};
+
+void print_similarity(TraceInput& input) {
+  std::vector<std::unordered_set<std::uint64_t>> edges(input.threads().size());
+  parallel_for(edges.size(), input.jobs(), [&](std::size_t i) {
+    auto stream = input.open(input.threads()[i]);
+    analysis::OpenStack stack;
+    auto& set = edges[i];
+    for (analysis::Event e; stream->next(e);) {
+      if (e.enter) {
+        set.insert(analysis::FingerprintBuilder::edge_hash(
+            stack.frames().empty() ? 0 : stack.frames().back(), e.function));
+      }
+      stack.push(e);
+    }
+  });
+  const auto& threads = input.threads();
+  const std::size_t n = threads.size();
+  std::vector<double> mean(n, 1.0);
+  for (std::size_t i = 0; i < n && n > 1; ++i) {
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i != j) sum += analysis::jaccard(edges[i], edges[j]);
+    }
+    mean[i] = sum / static_cast<double>(n - 1);
+  }
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return mean[a] < mean[b]; });
+  fmt::print("\nmost dissimilar (mean Jaccard similarity of caller -> callee edges):\n");
+  for (std::size_t k = 0; k < n && k < 10; ++k) {
+    fmt::print("  {:.3f}  {}\n", mean[order[k]], input.label(threads[order[k]].id));
+  }
+}
+
+int run_classes(const ClassesOptions& o) {
+  TraceInput input(o.view);
+  const analysis::ClassBy by = analysis::parse_class_by(o.by);
+  const auto& threads = input.threads();
+  std::vector<std::uint64_t> hashes(threads.size());
+  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+    auto stream = input.open(threads[i]);
+    analysis::FingerprintBuilder fp(by, o.max_body);
+    for (analysis::Event e; stream->next(e);) fp.push(e);
+    input.finished(*stream);
+    hashes[i] = fp.finish();
+  });
+  analysis::Classes classes;
+  for (std::size_t i = 0; i < threads.size(); ++i) classes.add(threads[i].id, hashes[i]);
+  const auto ordered = classes.ordered();
+  std::size_t members = 0;
+  for (const auto& c : ordered) members += c.members.size();
+  fmt::print("{} class{} of {} thread{} (--by {})\n", ordered.size(),
+             ordered.size() == 1 ? "" : "es", members, members == 1 ? "" : "s", o.by);
+  const analysis::Classes::Class* largest = nullptr;
+  for (const auto& c : ordered) {
+    if (c.label == 'A') largest = &c;
+  }
+  for (const auto& c : ordered) {
+    fmt::print("class {}: {} ({} thread{}), representative {}\n", c.label,
+               c.members.to_string(input.ranked()), c.members.size(),
+               c.members.size() == 1 ? "" : "s", input.label(c.members.first()));
+    if (largest == nullptr || &c == largest) continue;
+    auto left = input.open(*input.find(largest->members.first()));
+    auto right = input.open(*input.find(c.members.first()));
+    const analysis::Divergence d = analysis::first_divergence(*left, *right, o.context);
+    std::string text = analysis::describe_divergence(
+        d, input.names(), "class A " + input.label(largest->members.first()),
+        fmt::format("class {} {}", c.label, input.label(c.members.first())));
+    std::string indented;
+    for (std::size_t pos = 0; pos < text.size();) {
+      const std::size_t nl = text.find('\n', pos);
+      indented += "  " + text.substr(pos, nl - pos + 1);
+      pos = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    fmt::print("  versus class A: {}", indented.substr(2));
+  }
+  if (o.similarity) print_similarity(input);
+  return input.status();
+}
+
+}  // namespace
+
+void add_classes_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<ClassesOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("classes", "Group threads into equivalence classes; outliers first");
+  cmd->add_option("dir", options->view.dir, "Trace directory")->required();
+  add_view_options(cmd, options->view);
+  cmd->add_option("--by", options->by,
+                  "trace (identical streams), loops (loop structure), edges (caller -> callee "
+                  "set) or stack (final open stack)")
+      ->check(CLI::IsMember({"trace", "loops", "edges", "stack"}));
+  cmd->add_option("--max-body", options->max_body, "Longest loop body for --by loops")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--context", options->context, "Events of context around a divergence");
+  cmd->add_flag("--similarity", options->similarity,
+                "Rank threads by mean Jaccard similarity of their edge sets");
+  cmd->callback([options, &exit_status] { exit_status = run_classes(*options); });
+}
+
+}  // namespace parlot::tool

@@ -1,0 +1,108 @@
+#include "trace_input.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "function_names.h"
+#include "parallel.h"
+#include "visible_text.h"
+
+namespace parlot::tool {
+
+void add_view_options(CLI::App* cmd, ViewOptions& o) {
+  cmd->add_option("--pid", o.selection.pid, "Only this process");
+  cmd->add_option("--tid", o.selection.tid, "Only this thread");
+  cmd->add_option("--include", o.filter.include,
+                  "Keep only functions whose name matches one of these regexes");
+  cmd->add_option("--exclude", o.filter.exclude, "Drop functions whose name matches a regex");
+  cmd->add_option("--module", o.filter.module,
+                  "Keep only functions of DSOs whose path matches this regex");
+  cmd->add_option("--max-depth", o.filter.max_depth,
+                  "Keep only calls at (filtered) depth below N (0: all)");
+  cmd->add_option("--jobs,-j", o.jobs, "Decoding threads (0: one per hardware thread)");
+}
+
+analysis::FunctionKey ProcessFunctions::unknown_key(std::uint32_t id) {
+  return analysis::function_key(fmt::format("#{}", id));
+}
+
+std::vector<bool> keep_vector(const ProcessTrace& process, FunctionNames& names,
+                              const analysis::FunctionMatcher& matcher) {
+  std::vector<bool> keep(process.function_addresses.size() + 1, true);
+  for (std::uint32_t id = 1; id < keep.size(); ++id) {
+    const SourceLocation& loc = names.lookup(id);
+    keep[id] = matcher.keeps(loc.function, loc.dso);
+  }
+  return keep;
+}
+
+ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
+                           const ProcessFunctions& functions, std::uint32_t max_depth,
+                           bool filtering)
+    : reader_(file),
+      tracker_(function_count, file),
+      filter_(functions.keep, max_depth),
+      functions_(functions),
+      filtering_(filtering) {}
+
+TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
+  const analysis::FunctionMatcher matcher(o.filter);
+  for (auto& process : open_trace_directory(o.dir)) {
+    if (!o.selection.selects(process)) continue;
+    processes_.push_back(std::move(process));
+  }
+  for (const auto& p : processes_) ranked_ = ranked_ || !p.metadata.rank.empty();
+  // Per process, in parallel: name and key every function, apply the
+  // filter, list the selected threads. Symbolizers are per process.
+  functions_.resize(processes_.size());
+  std::vector<analysis::NameTable> names(processes_.size());
+  std::vector<std::vector<Thread>> threads(processes_.size());
+  parallel_for(processes_.size(), o.jobs, [&](std::size_t i) {
+    const ProcessTrace& p = processes_[i];
+    FunctionNames process_names(p);
+    ProcessFunctions& f = functions_[i];
+    f.keep = keep_vector(p, process_names, matcher);
+    f.key.assign(p.function_addresses.size() + 1, 0);
+    for (std::uint32_t id = 1; id < f.key.size(); ++id) {
+      const std::string& name = process_names.lookup(id).function;
+      f.key[id] = analysis::function_key(name);
+      names[i].add(f.key[id], visible_text(name));
+    }
+    std::uint64_t rank = i;
+    if (ranked_) {
+      const std::string& r = p.metadata.rank;
+      if (std::from_chars(r.data(), r.data() + r.size(), rank).ec != std::errc()) rank = i;
+    }
+    for (const auto& file : p.thread_files) {
+      ThreadEventReader reader(file);
+      if (!o.selection.selects(reader.summary())) continue;
+      threads[i].push_back({{rank, reader.summary().thread_index}, i, file});
+    }
+  });
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    status_ |= report_warnings(processes_[i]);
+    names_.merge(names[i]);
+    threads_.insert(threads_.end(), threads[i].begin(), threads[i].end());
+  }
+}
+
+const TraceInput::Thread* TraceInput::find(analysis::ThreadId id) const {
+  for (const auto& t : threads_) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {
+  const ProcessTrace& p = processes_[t.process];
+  return std::make_unique<ThreadStream>(t.file, p.function_addresses.size(), functions_[t.process],
+                                        options_.filter.max_depth,
+                                        !options_.filter.keeps_everything());
+}
+
+std::string TraceInput::label(analysis::ThreadId id) const {
+  return fmt::format("{} {} thread {}", ranked_ ? "rank" : "process", id.rank, id.thread);
+}
+
+}  // namespace parlot::tool

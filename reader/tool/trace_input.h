@@ -1,0 +1,134 @@
+// The analysis views' input (loops, classes, stacks, diff): a trace
+// directory opened once, every function of every process named and keyed
+// (analysis::FunctionKey), the filter compiled per process, and each
+// selected thread opened on demand as a filtered analysis::EventSource.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/event.h"
+#include "analysis/filter.h"
+#include "parlot/call_stack_tracker.h"
+#include "parlot/trace_reader.h"
+#include "thread_walk.h"
+
+namespace parlot::tool {
+
+/// Options every view takes: the directory, --pid/--tid and the filters.
+struct ViewOptions {
+  std::string dir;
+  Selection selection;
+  analysis::FunctionFilter filter;
+  unsigned jobs = 0;  ///< decoding threads (0: one per hardware thread)
+};
+
+/// Adds --pid, --tid, --include, --exclude, --module and --max-depth.
+void add_view_options(CLI::App* cmd, ViewOptions& o);
+
+/// Function key and filter decision of each function ID of one process.
+struct ProcessFunctions {
+  std::vector<analysis::FunctionKey> key;  ///< [id]; [0] unused
+  std::vector<bool> keep;                  ///< [id]
+  analysis::FunctionKey key_of(std::uint32_t id) const {
+    return id < key.size() ? key[id] : unknown_key(id);
+  }
+  /// Key of an ID beyond the table: hash of "#<id>".
+  static analysis::FunctionKey unknown_key(std::uint32_t id);
+};
+
+/// One thread's events, decoded, call-tracked and filtered.
+class ThreadStream : public analysis::EventSource {
+ public:
+  ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
+               const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering);
+  bool next(analysis::Event& e) override {
+    CallEvent c;
+    if (!next_call(c)) return false;
+    e = {c.kind == CallEvent::Kind::kEnter, functions_.key_of(c.function_id), c.depth};
+    return true;
+  }
+  /// The same stream as CallEvents with the process's function IDs
+  /// (filtered depth and nearest kept caller). Do not mix with next().
+  /// Inline: the per-event loop of every view.
+  bool next_call(CallEvent& c) {
+    for (;;) {
+      if (pos_ == batch_.size()) [[unlikely]] {
+        batch_ = reader_.next_batch();
+        pos_ = 0;
+        if (batch_.empty()) return false;
+      }
+      c = tracker_.push(batch_[pos_++]);
+      if (!filtering_ || filter_.push(c, c)) return true;
+    }
+  }
+  const ThreadTraceSummary& summary() const { return reader_.summary(); }
+
+ private:
+  ThreadEventReader reader_;
+  CallStackTracker tracker_;
+  analysis::FilterStage filter_;
+  const ProcessFunctions& functions_;
+  bool filtering_;
+  std::span<const std::uint32_t> batch_;
+  std::size_t pos_ = 0;
+};
+
+class TraceInput {
+ public:
+  struct Thread {
+    analysis::ThreadId id;
+    std::size_t process = 0;  ///< index into processes()
+    std::filesystem::path file;
+  };
+
+  /// Opens `o.dir` and names every function (prints the processes'
+  /// warnings and errors). Throws FormatError, std::regex_error.
+  explicit TraceInput(const ViewOptions& o);
+
+  const std::vector<Thread>& threads() const { return threads_; }
+  const std::vector<ProcessTrace>& processes() const { return processes_; }
+  const ProcessFunctions& functions(std::size_t process) const { return functions_[process]; }
+  const analysis::NameTable& names() const { return names_; }
+  /// The selected thread with this id, or nullptr.
+  const Thread* find(analysis::ThreadId id) const;
+  std::unique_ptr<ThreadStream> open(const Thread& t) const;
+  /// "rank R thread T" (or "process P thread T" when the run has no ranks).
+  std::string label(analysis::ThreadId id) const;
+  /// Whether the run has MPI ranks (else ThreadId::rank is the process's
+  /// position in the directory).
+  bool ranked() const { return ranked_; }
+  /// 1 if any damage was reported so far (opening, or reported through
+  /// finished()), else 0.
+  int status() const { return status_; }
+  /// Reports damage of a stream read to its end (a file cut short).
+  /// Thread-safe.
+  void finished(const ThreadStream& s) {
+    const std::lock_guard<std::mutex> guard(lock_);
+    status_ |= report_damage(s.summary());
+  }
+  unsigned jobs() const { return options_.jobs; }
+
+ private:
+  ViewOptions options_;
+  std::vector<ProcessTrace> processes_;
+  std::vector<ProcessFunctions> functions_;
+  std::vector<Thread> threads_;
+  analysis::NameTable names_;
+  bool ranked_ = false;
+  int status_ = 0;
+  std::mutex lock_;
+};
+
+/// The keep-vector of the filter for `process` (for trace and stats, which
+/// work on function IDs): keep[id] for IDs 1..function count.
+std::vector<bool> keep_vector(const ProcessTrace& process, FunctionNames& names,
+                              const analysis::FunctionMatcher& matcher);
+
+}  // namespace parlot::tool

@@ -1,0 +1,276 @@
+// Unit tests of parlot::analysis on small hand-written event streams: the
+// filter stage, nested loop recognition (exact summaries and expansion),
+// equivalence classes, thread ranges, the stack prefix tree and the first
+// divergence. No files: the analyses consume streams.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/classes.h"
+#include "analysis/divergence.h"
+#include "analysis/filter.h"
+#include "analysis/loops.h"
+#include "analysis/stack_tree.h"
+#include "analysis/thread_set.h"
+
+namespace parlot::analysis {
+namespace {
+
+/// Events of a call tree written as a string: a lowercase letter is a call
+/// of that function, '(' opens its body, ')' closes it; "a(bb)c" = a calls b
+/// twice, then c is called.
+std::vector<Event> stream(const std::string& tree, NameTable* names = nullptr) {
+  std::vector<Event> out;
+  std::vector<FunctionKey> open;
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    const char c = tree[i];
+    if (c == ')') {
+      out.push_back({false, open.back(), static_cast<std::uint32_t>(open.size() - 1)});
+      open.pop_back();
+      continue;
+    }
+    const std::string name(1, c);
+    const FunctionKey k = function_key(name);
+    if (names) names->add(k, name);
+    out.push_back({true, k, static_cast<std::uint32_t>(open.size())});
+    if (i + 1 < tree.size() && tree[i + 1] == '(') {
+      open.push_back(k);
+      ++i;
+    } else {
+      out.push_back({false, k, static_cast<std::uint32_t>(open.size())});
+    }
+  }
+  return out;
+}
+
+class VectorSource : public EventSource {
+ public:
+  explicit VectorSource(std::vector<Event> e) : events_(std::move(e)) {}
+  bool next(Event& e) override {
+    if (pos_ == events_.size()) return false;
+    e = events_[pos_++];
+    return true;
+  }
+
+ private:
+  std::vector<Event> events_;
+  std::size_t pos_ = 0;
+};
+
+LoopSummary summarise(const std::vector<Event>& events, std::size_t max_body = 8) {
+  LoopBuilder b(max_body);
+  for (const Event& e : events) b.push(e);
+  return b.finish();
+}
+
+TEST(Loops, NestedLoopsAreFoldedExactly) {
+  NameTable names;
+  std::string step = "s(xxxc)";
+  std::string tree = "m(";
+  for (int i = 0; i < 1000; ++i) tree += step;
+  tree += "f)";
+  const auto events = stream(tree, &names);
+  const LoopSummary s = summarise(events);
+  EXPECT_EQ(s.to_string(names), "m { 1000 x [ s { 3 x [ x ] c } ] f }");
+  EXPECT_EQ(s.expand(), events);
+  EXPECT_EQ(s.event_count(), events.size());
+}
+
+TEST(Loops, MultiItemBodiesAndLoopsOfLoops) {
+  NameTable names;
+  const auto events = stream("m(abababcabababcabababcz)", &names);
+  const LoopSummary s = summarise(events);
+  EXPECT_EQ(s.to_string(names), "m { 3 x [ 3 x [ a b ] c ] z }");
+  EXPECT_EQ(s.expand(), events);
+}
+
+TEST(Loops, BodiesLongerThanMaxBodyAreNotFolded) {
+  NameTable names;
+  const auto events = stream("abcabc", &names);
+  EXPECT_EQ(summarise(events, 2).to_string(names), "a b c a b c");
+  EXPECT_EQ(summarise(events, 3).to_string(names), "2 x [ a b c ]");
+  EXPECT_EQ(summarise(events, 2).expand(), events);
+}
+
+TEST(Loops, OpenCallsAtTheEndStayOpen) {
+  NameTable names;
+  auto events = stream("m(s(xx", &names);  // no closing: the thread was cut
+  events.resize(events.size());
+  const LoopSummary s = summarise(events);
+  EXPECT_EQ(s.to_string(names), "m { s { 2 x [ x ] ... ...");
+  EXPECT_EQ(s.expand(), events);
+}
+
+TEST(Loops, ExpansionPropertyOnRandomTrees) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string tree;
+    int depth = 0;
+    const int length = 1 + static_cast<int>(rng() % 300);
+    for (int i = 0; i < length; ++i) {
+      const unsigned r = rng() % 10;
+      if (r < 3 && depth > 0) {
+        tree += ')';
+        --depth;
+      } else {
+        tree += static_cast<char>('a' + rng() % 3);
+        if (r > 6) {
+          tree += '(';
+          ++depth;
+        }
+      }
+    }
+    const bool close = rng() % 2;
+    while (close && depth-- > 0) tree += ')';
+    const auto events = stream(tree);
+    for (std::size_t k : {1u, 2u, 5u, 8u}) {
+      const LoopSummary s = summarise(events, k);
+      ASSERT_EQ(s.expand(), events) << tree << " K=" << k;
+      ASSERT_EQ(s.event_count(), events.size());
+    }
+  }
+}
+
+TEST(Loops, StructureHashIgnoresIterationCounts) {
+  const auto a = summarise(stream("m(s(xxxc)s(xxxc)f)"));
+  const auto b = summarise(stream("m(s(xxxxxc)s(xxxxxc)s(xxxxxc)f)"));
+  const auto c = summarise(stream("m(s(xxxc)s(xxxc)g)"));
+  EXPECT_EQ(a.structure_hash(), b.structure_hash());
+  EXPECT_NE(a.structure_hash(), c.structure_hash());
+}
+
+TEST(Filter, DroppedFunctionsCalleesNestUnderTheNearestKeptCaller) {
+  // Function IDs: 1 main, 2 helper (dropped), 3 work.
+  FilterStage f({true, true, false, true}, 0);
+  const std::vector<std::uint32_t> ids = {1, 2, 3, 0, 0, 3, 0, 0};
+  CallStackTracker tracker(3, "test");
+  std::vector<CallEvent> out;
+  for (const auto id : ids) {
+    CallEvent e;
+    if (f.push(tracker.push(id), e)) out.push_back(e);
+  }
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_EQ(out[1].function_id, 3u);
+  EXPECT_EQ(out[1].depth, 1u);
+  EXPECT_EQ(out[1].caller_id, 1u);  // helper skipped
+  EXPECT_EQ(out[2].kind, CallEvent::Kind::kExit);
+  EXPECT_EQ(out[2].depth, 1u);
+  EXPECT_EQ(out[5].kind, CallEvent::Kind::kExit);
+  EXPECT_EQ(out[5].function_id, 1u);
+  EXPECT_EQ(out[5].depth, 0u);
+}
+
+TEST(Filter, MaxDepthDropsDeeperFrames) {
+  FilterStage f({}, 2);
+  CallStackTracker tracker(0, "test");
+  std::vector<std::uint32_t> kept;
+  for (const auto id : {1u, 2u, 3u, 0u, 0u, 0u}) {
+    CallEvent e;
+    if (f.push(tracker.push(id), e) && e.kind == CallEvent::Kind::kEnter)
+      kept.push_back(e.function_id);
+  }
+  EXPECT_EQ(kept, (std::vector<std::uint32_t>{1, 2}));
+}
+
+TEST(Filter, MatcherIncludeExcludeModule) {
+  FunctionFilter f;
+  f.include = {"^MPI_", "exchange"};
+  f.exclude = {"Waitall"};
+  f.module = "libmpi";
+  const FunctionMatcher m(f);
+  EXPECT_TRUE(m.keeps("MPI_Send", "/usr/lib/libmpi.so.40"));
+  EXPECT_FALSE(m.keeps("MPI_Waitall", "/usr/lib/libmpi.so.40"));
+  EXPECT_FALSE(m.keeps("compute", "/usr/lib/libmpi.so.40"));
+  EXPECT_FALSE(m.keeps("MPI_Send", "/usr/bin/app"));
+}
+
+TEST(ThreadSetTest, CompactRanges) {
+  ThreadSet s;
+  for (std::uint64_t r = 0; r < 1024; ++r) {
+    if (r != 512) s.insert({r, 0});
+  }
+  EXPECT_EQ(s.to_string(), "ranks 0-511,513-1023");
+  EXPECT_EQ(s.size(), 1023u);
+  ThreadSet t;
+  t.insert({512, 0});
+  EXPECT_EQ(t.to_string(), "rank 512");
+  ThreadSet u;
+  for (std::uint64_t th = 0; th < 8; ++th) u.insert({3, th});
+  u.insert({4, 0});
+  u.insert({4, 2});
+  EXPECT_EQ(u.to_string(false), "process 3 threads 0-7; process 4 threads 0,2");
+}
+
+TEST(ClassesTest, OutliersFirstLargestIsA) {
+  Classes left, right;
+  for (std::uint64_t r = 0; r < 8; ++r) (r < 4 ? left : right).add({r, 0}, r == 5 ? 2 : 1);
+  left.merge(right);
+  const auto ordered = left.ordered();
+  ASSERT_EQ(ordered.size(), 2u);
+  EXPECT_EQ(ordered[0].members.to_string(), "rank 5");
+  EXPECT_EQ(ordered[0].label, 'B');
+  EXPECT_EQ(ordered[1].members.to_string(), "ranks 0-4,6-7");
+  EXPECT_EQ(ordered[1].label, 'A');
+}
+
+TEST(ClassesTest, FingerprintsByTraceEdgesStack) {
+  auto hash = [](ClassBy by, const std::string& tree) {
+    FingerprintBuilder b(by);
+    for (const Event& e : stream(tree)) b.push(e);
+    return b.finish();
+  };
+  EXPECT_EQ(hash(ClassBy::kTrace, "m(ab)"), hash(ClassBy::kTrace, "m(ab)"));
+  EXPECT_NE(hash(ClassBy::kTrace, "m(ab)"), hash(ClassBy::kTrace, "m(ba)"));
+  EXPECT_EQ(hash(ClassBy::kEdges, "m(ab)"), hash(ClassBy::kEdges, "m(baab)"));
+  EXPECT_NE(hash(ClassBy::kEdges, "m(ab)"), hash(ClassBy::kEdges, "m(a(b))"));
+  EXPECT_EQ(hash(ClassBy::kStack, "m(a(b)c("), hash(ClassBy::kStack, "m(c("));
+  EXPECT_NE(hash(ClassBy::kStack, "m(a("), hash(ClassBy::kStack, "m(c("));
+  EXPECT_EQ(hash(ClassBy::kLoops, "m(aaa)"), hash(ClassBy::kLoops, "m(aaaaa)"));
+}
+
+TEST(StackTreeTest, MergedStacksWithRanges) {
+  NameTable names;
+  StackTree a, b;
+  const auto s1 = stream("m(w(", &names);
+  OpenStack st;
+  for (const Event& e : s1) st.push(e);
+  for (std::uint64_t r = 0; r < 3; ++r) a.add({r, 0}, st.frames());
+  OpenStack other;
+  for (const Event& e : stream("m(b(", &names)) other.push(e);
+  b.add({3, 0}, other.frames());
+  a.merge(b);
+  EXPECT_EQ(a.to_text(names),
+            "4 threads (ranks 0-3)\n"
+            "  m [4 threads: ranks 0-3]\n"
+            "    b [1 thread: rank 3]\n"
+            "    w [3 threads: ranks 0-2]\n");
+  EXPECT_NE(a.to_dot(names).find("digraph"), std::string::npos);
+}
+
+TEST(DivergenceTest, FirstDifferingEventWithStackAndCounts) {
+  NameTable names;
+  VectorSource left(stream("m(s(xx)s(xx)f)", &names));
+  VectorSource right(stream("m(s(xx)s(x)f)", &names));
+  const Divergence d = first_divergence(left, right, 2);
+  EXPECT_FALSE(d.identical);
+  EXPECT_EQ(d.position, 10u);  // left enters a 2nd x in the 2nd s, right leaves s
+  EXPECT_EQ(d.stack, (std::vector<FunctionKey>{function_key("m"), function_key("s")}));
+  ASSERT_EQ(d.left.size(), 2u);
+  EXPECT_TRUE(d.left[0].enter);
+  EXPECT_EQ(d.left[0].function, function_key("x"));
+  EXPECT_FALSE(d.right[0].enter);
+  EXPECT_EQ(d.right[0].function, function_key("s"));
+  EXPECT_EQ(d.left_calls.at(function_key("x")), 4u);
+  EXPECT_EQ(d.right_calls.at(function_key("x")), 3u);
+  const std::string text = describe_divergence(d, names, "L", "R");
+  EXPECT_NE(text.find("first divergence at event 10"), std::string::npos) << text;
+  EXPECT_NE(text.find("call stack there: m s"), std::string::npos) << text;
+  EXPECT_NE(text.find("-1  x"), std::string::npos) << text;
+  VectorSource same1(stream("m(a)")), same2(stream("m(a)"));
+  EXPECT_TRUE(first_divergence(same1, same2, 2).identical);
+}
+
+}  // namespace
+}  // namespace parlot::analysis
