@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Records the event streams codec_comparison_benchmark and codec_benchmark
+# compare codecs on (issue 12): one traced run of each example (and of lua
+# and sqlite3 when bench/debian_programs/build.sh has built them into
+# DEBIAN_DIR), keeping the largest thread file of each run as OUTDIR/<name>.trace.
+# Prints the colon-separated list for PARLOT_BENCH_TRACES on stdout.
+# Usage: bench/record_codec_streams.sh OUTDIR
+# Environment: PARLOT_BUILD_DIR (default build), DEBIAN_DIR (optional),
+#   PARLOT_CODEC (passed to the runtime; the streams are the same events
+#   whatever the codec).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out="${1:?usage: $0 OUTDIR}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+build="${PARLOT_BUILD_DIR:-build}"
+rt="$root/$build/runtime/libparlotrt.so"
+ex="$root/$build/examples"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+list=()
+record() {  # name binary [args...] (stdin from $stdin_file if set)
+  local name=$1 bin=$2
+  shift 2
+  [ -x "$bin" ] || return 0
+  rm -rf "$work/$name"
+  PARLOT_DIR="$work/$name" LD_PRELOAD="$rt" PARLOT_QUIET=1 "$bin" "$@" <"${stdin_file:-/dev/null}" >/dev/null
+  local f
+  f=$(find "$work/$name" -name 'thread-*.trace' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+  cp "$f" "$out/$name.trace"
+  list+=("$out/$name.trace")
+}
+record quicksort_threads "$ex/quicksort_threads" 2000000 2
+record cpp_features "$ex/cpp_features" 20000
+record cg "$ex/cg" 7000 20
+record is "$ex/is" 20 19 4
+record mg "$ex/mg" 32 2
+record ep "$ex/ep" 20
+if [ -n "${DEBIAN_DIR:-}" ] && [ -f "$DEBIAN_DIR/workloads.txt" ]; then
+  while IFS='|' read -r name bin _plain rest; do
+    case $name in '#'* | '') continue ;; esac
+    IFS='|' read -r -a fields <<<"$rest"
+    stdin_arg=${fields[-1]}
+    unset 'fields[-1]'
+    stdin_file=/dev/null
+    [ "$stdin_arg" != - ] && stdin_file=$stdin_arg
+    record "$name" "$bin" "${fields[@]}"
+    stdin_file=
+  done <"$DEBIAN_DIR/workloads.txt"
+fi
+(IFS=:; echo "${list[*]}")
