@@ -56,6 +56,9 @@ inline constexpr std::size_t kSegmentHeaderBytes = 4;
 /// Output bytes reserved for one decision (length + literal) plus the
 /// coder's final flush; the encoder starts a new segment when less is free.
 inline constexpr std::size_t kReserveBytes = 160;
+/// Smallest output window an encoder may be given (and a sink must leave
+/// free after drain): a segment header, one decision, the final flush.
+inline constexpr std::size_t kMinWindowBytes = 256;
 /// Largest event count of one segment (a u32; kept clear of overflow).
 inline constexpr std::uint64_t kMaxSegmentEvents = 0xffffffffull - 2 * kMaxMatch;
 
@@ -387,7 +390,7 @@ struct Model {
 
 /// Incremental compressor of codec 2. `Sink` provides
 /// `void drain(OutputWindow&)`, which must consume the bytes written so far
-/// and leave at least kSegmentHeaderBytes + kReserveBytes free. Not
+/// and leave at least kMinWindowBytes free. Not
 /// thread-safe: one encoder per thread stream. Holds its model inline
 /// (about 0.5 MiB).
 template <class Sink>
