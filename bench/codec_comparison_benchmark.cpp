@@ -15,7 +15,8 @@
 //   zstd19-whole, best offline ratio).
 //   lz4-whole
 // Before timing, a Markdown table of every ratio is printed; run with
-// --benchmark_filter=NONE for the table alone.
+// --benchmark_filter=NONE for the table alone. PARLOT_BENCH_CODECS=a,b
+// keeps only the codecs named.
 // The uncompressed word stream is what codec::RawEncoder writes (the
 // runtime's PARLOT_COMPRESS=0 format: IDs < 0x8000 one 16-bit word, larger
 // ones two). Block decompression produces that word stream, not events.
@@ -471,6 +472,13 @@ int main(int argc, char** argv) {
   codecs.push_back(std::make_unique<ZstdCodec>(19, 0, "zstd19-whole"));
   codecs.push_back(std::make_unique<Lz4Codec>(false, 0));
 
+  // PARLOT_BENCH_CODECS: comma-separated codec names to keep (default all).
+  if (const char* keep = std::getenv("PARLOT_BENCH_CODECS"); keep != nullptr && *keep != '\0') {
+    const std::string list = std::string(",") + keep + ",";
+    std::erase_if(codecs, [&list](const std::unique_ptr<Codec>& c) {
+      return list.find(std::string(",") + c->name() + ",") == std::string::npos;
+    });
+  }
   // Compress and check every round trip once, before anything is timed.
   std::vector<std::unique_ptr<Case>> cases;
   for (const auto& s : streams) {

@@ -37,16 +37,12 @@ record cg "$ex/cg" 7000 20
 record is "$ex/is" 20 19 4
 record mg "$ex/mg" 32 2
 record ep "$ex/ep" 20
-if [ -n "${DEBIAN_DIR:-}" ] && [ -f "$DEBIAN_DIR/workloads.txt" ]; then
-  while IFS='|' read -r name bin _plain rest; do
-    case $name in '#'* | '') continue ;; esac
-    IFS='|' read -r -a fields <<<"$rest"
-    stdin_arg=${fields[-1]}
-    unset 'fields[-1]'
-    stdin_file=/dev/null
-    [ "$stdin_arg" != - ] && stdin_file=$stdin_arg
-    record "$name" "$bin" "${fields[@]}"
-    stdin_file=
-  done <"$DEBIAN_DIR/workloads.txt"
+# The Debian programs (bench/debian_programs/build.sh DEBIAN_DIR), smaller
+# runs than the whole-program benchmark's: one round of the Lua workload.
+if [ -n "${DEBIAN_DIR:-}" ]; then
+  record lua "$DEBIAN_DIR/bin/lua" "$DEBIAN_DIR/workloads/bench.lua" 1
+  if [ -f "$DEBIAN_DIR/workloads/workload.sql" ]; then
+    stdin_file="$DEBIAN_DIR/workloads/workload.sql" record sqlite3 "$DEBIAN_DIR/bin/sqlite3"
+  fi
 fi
 (IFS=:; echo "${list[*]}")

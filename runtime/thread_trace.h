@@ -6,9 +6,11 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "function_ids.h"
 #include "parlot/codec.h"
@@ -21,10 +23,11 @@ class ThreadTrace {
  public:
   /// Maps and initialises a trace for the calling thread, creates its file
   /// `thread-<index>-<tid>.trace` in `dir_fd` and writes the file header.
+  /// `codec`: how its event stream is encoded (only that encoder is built).
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
   /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
   /// benchmarks). Cold path: mmap, open, write.
-  static ThreadTrace* create(int dir_fd, std::uint64_t thread_index, bool compress,
+  static ThreadTrace* create(int dir_fd, std::uint64_t thread_index, format::Codec codec,
                              std::size_t buffer_bytes, std::size_t max_depth,
                              std::uint64_t flush_interval_ns, bool discard, int& error);
 
@@ -99,6 +102,7 @@ class ThreadTrace {
   };
   using LzEncoder = codec::Encoder<ThreadTrace>;
   using RawEncoder = codec::RawEncoder<ThreadTrace>;
+  using RankEncoder = codec::v2::Encoder<ThreadTrace>;
 
   ThreadTrace() = default;
   int open_file(int dir_fd, std::uint64_t thread_index);
@@ -115,15 +119,24 @@ class ThreadTrace {
     ++events_;
     if (--flush_countdown_ == 0) [[unlikely]]
       flush_if_due();
-    if (compress_) [[likely]] {
-      lz_.encode(v);
+    if (codec_ == format::Codec::kLzRank) [[likely]] {
+      rank_encoder().encode(v);
+    } else if (codec_ == format::Codec::kLzZe) {
+      lz_encoder().encode(v);
     } else {
-      raw_.encode(v);
+      raw_encoder().encode(v);
     }
   }
 
+  // The one encoder of the stream lives in encoder_ (constructed by
+  // reset_stream for codec_): the others' pages are never touched.
+  LzEncoder& lz_encoder() { return *std::launder(reinterpret_cast<LzEncoder*>(encoder_)); }
+  RawEncoder& raw_encoder() { return *std::launder(reinterpret_cast<RawEncoder*>(encoder_)); }
+  RankEncoder& rank_encoder() { return *std::launder(reinterpret_cast<RankEncoder*>(encoder_)); }
+  codec::OutputWindow& encoder_window();
+
   ShadowStack stack_{nullptr, 0};
-  bool compress_ = true;
+  format::Codec codec_ = format::Codec::kLzRank;
   bool discard_ = false;
   std::uint64_t events_ = 0;
   std::uint64_t large_values_ = 0;  // events >= 0x8000 (4 raw bytes, not 2)
@@ -142,8 +155,9 @@ class ThreadTrace {
   std::size_t map_bytes_ = 0;
   ShadowFrame* frames_ = nullptr;
   std::size_t frames_bytes_ = 0;
-  LzEncoder lz_{*this, {}};
-  RawEncoder raw_{*this, {}};
+  static constexpr std::size_t kEncoderBytes =
+      std::max({sizeof(LzEncoder), sizeof(RawEncoder), sizeof(RankEncoder)});
+  alignas(LzEncoder) alignas(RawEncoder) alignas(RankEncoder) unsigned char encoder_[kEncoderBytes];
 };
 
 }  // namespace parlot::runtime
