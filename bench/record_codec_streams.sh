@@ -6,8 +6,8 @@
 # Prints the colon-separated list for PARLOT_BENCH_TRACES on stdout.
 # Usage: bench/record_codec_streams.sh OUTDIR
 # Environment: PARLOT_BUILD_DIR (default build), DEBIAN_DIR (optional),
-#   PARLOT_CODEC (passed to the runtime; the streams are the same events
-#   whatever the codec).
+# RECORD_CODEC (PARLOT_CODEC of the runs, default 1: codec 1's format is
+# fixed, so the files stay readable while codec 2 is being changed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -25,7 +25,7 @@ record() {  # name binary [args...] (stdin from $stdin_file if set)
   shift 2
   [ -x "$bin" ] || return 0
   rm -rf "$work/$name"
-  PARLOT_DIR="$work/$name" LD_PRELOAD="$rt" PARLOT_QUIET=1 "$bin" "$@" <"${stdin_file:-/dev/null}" >/dev/null
+  PARLOT_CODEC="${RECORD_CODEC:-1}" PARLOT_DIR="$work/$name" LD_PRELOAD="$rt" PARLOT_QUIET=1 "$bin" "$@" <"${stdin_file:-/dev/null}" >/dev/null
   local f
   f=$(find "$work/$name" -name 'thread-*.trace' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
   cp "$f" "$out/$name.trace"

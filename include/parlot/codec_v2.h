@@ -17,10 +17,15 @@
 //      decision point (bounded by kWalkLimit events), so the match path does
 //      not maintain a stack. A table indexed by a hash of (caller, previous
 //      sibling) keeps, most recent first, the kCandidates events that
-//      followed that context; the literal is coded as its rank in that
-//      list, else as an exit, a new function (the next unseen ID), or an
-//      old one (its bits).
-//   4. Output is cut into segments, one per data block: a 32-bit event
+//      followed that context, with per-context rank probabilities; the
+//      literal is coded as its rank in that list, else as an exit, a new
+//      function (the next unseen ID), or an old one (its bits).
+//   4. The match length is coded in the structural context of its decision
+//      point: first "the same length as last time here", else a zero flag,
+//      a unary bit width and the low bits (a bit tree up to 12 bits), in a
+//      context of the previous token and of whether the LZ prediction
+//      agrees with the context's first candidate.
+//   5. Output is cut into segments, one per data block: a 32-bit event
 //      count, then the range coder's bytes. The model carries over from one
 //      segment to the next; each segment's coder restarts, so a block can be
 //      decoded once the blocks before it were.
@@ -71,12 +76,15 @@ inline constexpr std::uint32_t kTop = 1u << 24;
 
 /// Adaptive probabilities, mirrored by encoder and decoder.
 struct Probabilities {
-  static constexpr unsigned kLenCtx = 6;
+  static constexpr unsigned kLenCtx = 12;   // see Encoder::token_ctx_
   static constexpr unsigned kLenBits = 25;  // bit widths of 1 .. kMaxMatch
+  /// Widths up to this code their low bits as a binary tree (each bit in
+  /// the context of the bits above it); wider ones bit by bit.
+  static constexpr unsigned kLenTreeMax = 12;
   Prob len_zero[kLenCtx];
   Prob len_width[kLenCtx][kLenBits];
   Prob len_mantissa[kLenBits][kLenBits];
-  Prob rank[2][kCandidates];
+  Prob len_tree[kLenTreeMax + 1][1u << kLenTreeMax];
   Prob is_exit[2];
   Prob is_new[2];
   Prob new_width[32];
@@ -92,7 +100,19 @@ struct Probabilities {
 /// The shared model of codec 2 beyond codec 1's LzModel: the candidate
 /// table, the largest ID seen, the coding contexts.
 struct RankModel {
-  std::array<std::array<std::uint32_t, kCandidates>, 1u << kCandidateBits> candidates;
+  /// One structural context: its candidates, most recent first, the
+  /// probability of each rank being taken in this context, the length of
+  /// the last token coded at a decision point in it and the probability
+  /// that the next one repeats it.
+  struct Slot {
+    std::array<std::uint32_t, kCandidates> events;
+    std::array<Prob, kCandidates> rank;
+    std::uint32_t last_len;
+    Prob same;
+  };
+  /// Initial probability (of "not the same length"): 7/8.
+  static constexpr Prob kSameInit = 3584;
+  std::array<Slot, 1u << kCandidateBits> candidates;
   Probabilities probs;
   std::uint32_t max_id = 0;
   // Context of the next length token: whether the last token's length was
@@ -100,7 +120,12 @@ struct RankModel {
   unsigned len_ctx = 0;
 
   void reset() {
-    for (auto& c : candidates) c.fill(0);
+    for (auto& c : candidates) {
+      c.events.fill(0);
+      c.rank.fill(kProbInit);
+      c.last_len = 0;
+      c.same = kSameInit;
+    }
     probs.reset();
     max_id = 0;
     len_ctx = 0;
@@ -295,11 +320,11 @@ struct DecodeBits {
   std::uint32_t direct(std::uint32_t /*v*/, unsigned n) { return rc.direct(n); }
 };
 
-/// Codes the match length `len` (0 .. kMaxMatch) in context `ctx`; returns
-/// it (decoded: possibly out of range on corrupt input, checked by the
-/// caller).
+/// Codes the match length `len` (0 .. kMaxMatch) in context `ctx` as a
+/// zero flag, a unary bit width and the bits below the top one; returns it
+/// (decoded: possibly out of range on corrupt input, checked by the caller).
 template <class Bits>
-std::uint32_t code_length(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len) {
+std::uint32_t code_length_plain(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len) {
   if (bits.bit(p.len_zero[ctx], len == 0) == 1) return 0;
   // len >= 1: its bit width w (1 .. 25) in unary, then its w - 1 low bits.
   const unsigned w = static_cast<unsigned>(std::bit_width(len));
@@ -308,10 +333,31 @@ std::uint32_t code_length(Bits& bits, Probabilities& p, unsigned ctx, std::uint3
     ++width;
   }
   std::uint32_t v = 1;
+  if (width <= Probabilities::kLenTreeMax) {
+    for (unsigned i = width - 1; i-- != 0;) {
+      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
+    }
+    return v;
+  }
   for (unsigned i = width - 1; i-- != 0;) {
     v = v << 1 | bits.bit(p.len_mantissa[width - 1][i], len >> i & 1);
   }
   return v;
+}
+
+/// Codes the match length `len` of a token whose decision point had the
+/// structural context `slot`: first whether it repeats the slot's last
+/// length (when that is not 0), else code_length_plain; remembers it in the
+/// slot. Returns the length (unchecked when decoding, see above).
+template <class Bits>
+std::uint32_t code_length(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len,
+                          std::uint32_t& same, Prob& sp) {
+  if (same != 0) {
+    if (bits.bit(sp, len == same) == 1) return same;
+  }
+  const std::uint32_t res = code_length_plain(bits, p, ctx, len);
+  same = res;
+  return res;
 }
 
 /// Codes literal `v`, which differs from the LZ prediction `lz_pred`, with
@@ -322,10 +368,10 @@ std::uint32_t code_length(Bits& bits, Probabilities& p, unsigned ctx, std::uint3
 /// corrupt input, the literal may be out of range (a new one above
 /// kMaxValue, an old one 0 or above max_id): the caller checks.
 template <class Bits>
-std::uint32_t code_literal(Bits& bits, RankModel& m, std::array<std::uint32_t, kCandidates>& cand,
-                           std::uint32_t lz_pred, unsigned after_exit, std::uint32_t v,
-                           unsigned& kind) {
+std::uint32_t code_literal(Bits& bits, RankModel& m, RankModel::Slot& slot, std::uint32_t lz_pred,
+                           unsigned after_exit, std::uint32_t v, unsigned& kind) {
   Probabilities& p = m.probs;
+  auto& cand = slot.events;
   unsigned rank = kCandidates;
   bool exit_tried = lz_pred == 0;
   for (unsigned i = 0; i < kCandidates; ++i) {
@@ -334,7 +380,7 @@ std::uint32_t code_literal(Bits& bits, RankModel& m, std::array<std::uint32_t, k
     for (unsigned j = 0; j < i; ++j) dup |= cand[j] == c;
     if (dup) continue;
     exit_tried |= c == 0;
-    if (bits.bit(p.rank[after_exit][i], v == c) == 1) {
+    if (bits.bit(slot.rank[i], v == c) == 1) {
       rank = i;
       v = c;
       break;
@@ -382,9 +428,7 @@ struct Model {
 
   /// Event at the LZ prediction `slot`, the candidate list of the current
   /// structural context, and whether the last event was an exit.
-  std::array<std::uint32_t, kCandidates>& candidates() {
-    return rank.candidates[RankModel::context_slot(lz)];
-  }
+  RankModel::Slot& candidates() { return rank.candidates[RankModel::context_slot(lz)]; }
   unsigned after_exit() const { return lz.position() != 0 && lz.at(lz.position() - 1) == 0; }
 };
 
@@ -455,7 +499,7 @@ class Encoder {
   // A match with no literal after it (cut at kMaxMatch or at a segment end).
   void code_cut_match() {
     EncodeBits bits{rc_};
-    code_length(bits, model_.rank.probs, model_.rank.len_ctx, match_len_);
+    code_length(bits, model_.rank.probs, token_ctx_, match_len_, slot_->last_len, slot_->same);
     seg_events_ += match_len_;
     match_len_ = 0;
     model_.rank.len_ctx = 2;
@@ -464,10 +508,10 @@ class Encoder {
   void code_token_literal(std::uint32_t len, std::uint32_t v) {
     EncodeBits bits{rc_};
     RankModel& r = model_.rank;
-    code_length(bits, r.probs, r.len_ctx, len);
+    code_length(bits, r.probs, token_ctx_, len, slot_->last_len, slot_->same);
     unsigned kind = 0;
-    code_literal(bits, r, model_.candidates(), model_.lz.at(match_slot_), model_.after_exit(), v,
-                 kind);
+    code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot_),
+                 model_.after_exit(), v, kind);
     if (v > r.max_id) r.max_id = v;
     r.len_ctx = (len == 0 ? 3 : 0) + (kind < 2 ? kind : 2);
     seg_events_ += len + 1;
@@ -491,6 +535,8 @@ class Encoder {
     }
     const std::uint32_t slot = model_.lz.predicted_slot();
     match_slot_ = slot;
+    slot_ = &model_.candidates();
+    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
     if (model_.lz.at(slot) == v) {
       match_len_ = 1;
       match_slot_ = slot + 1;
@@ -506,6 +552,8 @@ class Encoder {
   RangeEncoder rc_;
   std::uint8_t* seg_start_ = nullptr;
   std::uint64_t seg_events_ = 0;
+  RankModel::Slot* slot_ = nullptr;  // structural context of the decision point
+  unsigned token_ctx_ = 0;           // length context of the open token
   std::uint32_t match_len_ = 0;
   std::uint32_t match_slot_ = 0;
 };
@@ -544,8 +592,8 @@ class Decoder {
         DecodeBits bits{rc_};
         RankModel& r = model_.rank;
         unsigned kind = 0;
-        const std::uint32_t v = code_literal(bits, r, model_.candidates(), lz.at(match_slot_),
-                                             model_.after_exit(), 0, kind);
+        const std::uint32_t v = code_literal(bits, r, last_len_ == 0 ? *slot_ : model_.candidates(),
+                                             lz.at(match_slot_), model_.after_exit(), 0, kind);
         if (rc_.overrun()) return fail_at_coder("literal cut short", n);
         if (kind == 3 ? v == 0 || v > r.max_id : v > kMaxValue) {
           return fail_at_coder("literal out of range", n);
@@ -578,7 +626,11 @@ class Decoder {
         rc_.start(in_ + kSegmentHeaderBytes, in_end_);
       }
       DecodeBits bits{rc_};
-      const std::uint32_t len = code_length(bits, model_.rank.probs, model_.rank.len_ctx, 0);
+      slot_ = &model_.candidates();
+      const unsigned ctx =
+          model_.rank.len_ctx * 2 + (slot_->events[0] == lz.at(lz.predicted_slot()));
+      const std::uint32_t len =
+          code_length(bits, model_.rank.probs, ctx, 0, slot_->last_len, slot_->same);
       if (rc_.overrun()) return fail_at_coder("match length cut short", n);
       if (len > seg_left_ || len > kMaxMatch) {
         return fail_at_coder("match longer than its segment", n);
@@ -617,6 +669,7 @@ class Decoder {
 
   Model model_;
   RangeDecoder rc_;
+  RankModel::Slot* slot_ = nullptr;  // structural context of the decision point
   std::uint64_t seg_left_ = 0;
   std::uint32_t match_left_ = 0;
   std::uint32_t match_slot_ = 0;
