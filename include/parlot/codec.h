@@ -78,6 +78,34 @@ class LzModel {
 
   /// Appends event `v`: remembers that the current context was followed by
   /// this position, stores `v` in the history, shifts the context.
+  /// Replays a match: for k events, reads the event at history slot
+  /// `slot` (then the next slots), records it and stores it in `out`.
+  /// The same as k times `out[i] = at(slot + i); record(out[i]);`, with the
+  /// model in registers (`out` may not alias the model). Returns the slot
+  /// after the last one read.
+  std::uint32_t replay(std::uint32_t slot, std::size_t k, std::uint32_t* __restrict out) {
+    std::uint32_t c1 = c1_, c2 = c2_, c3 = c3_, pos = pos_, h = hash_;
+    std::uint32_t* __restrict history = history_.data();
+    std::uint16_t* __restrict table = table_.data();
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint32_t v = history[slot++ & kHistoryMask];
+      table[h] = static_cast<std::uint16_t>(pos & kHistoryMask);
+      history[pos & kHistoryMask] = v;
+      c3 = c2;
+      c2 = c1;
+      c1 = v;
+      ++pos;
+      h = hash_of(c1, c2, c3);
+      out[i] = v;
+    }
+    c1_ = c1;
+    c2_ = c2;
+    c3_ = c3;
+    pos_ = pos;
+    hash_ = h;
+    return slot;
+  }
+
   [[gnu::always_inline]] inline void record(std::uint32_t v) {
     const std::uint32_t slot = pos_ & kHistoryMask;
     table_[hash_] = static_cast<std::uint16_t>(slot);
@@ -299,13 +327,10 @@ class Decoder {
     std::size_t n = 0;
     while (n < cap) {
       if (match_left_ != 0) {
-        std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
+        const std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
         match_left_ -= static_cast<std::uint32_t>(k);
-        while (k--) {
-          const std::uint32_t v = model_.at(match_slot_++);
-          model_.record(v);
-          out[n++] = v;
-        }
+        match_slot_ = model_.replay(match_slot_, k, out + n);
+        n += k;
         continue;
       }
       std::uint16_t w;

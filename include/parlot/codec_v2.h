@@ -577,15 +577,10 @@ class Decoder {
     LzModel& lz = model_.lz;
     while (n < cap) {
       if (match_left_ != 0) {
-        std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
+        const std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
         match_left_ -= static_cast<std::uint32_t>(k);
-        std::uint32_t slot = match_slot_;
-        while (k--) {
-          const std::uint32_t v = lz.at(slot++);
-          lz.record(v);
-          out[n++] = v;
-        }
-        match_slot_ = slot;
+        match_slot_ = lz.replay(match_slot_, k, out + n);
+        n += k;
         continue;
       }
       if (literal_pending_) {
