@@ -3,14 +3,20 @@
 // raw bytes/s) and compression ratio (raw bytes / compressed bytes).
 //
 // Codecs (benchmark names BM_Compress/<codec>/<stream>, BM_Decompress/...):
-//   parlot        codec::Encoder, one encode() call per event, into a 256 KiB
-//                 output window (as the runtime does); decompression with
-//                 codec::Decoder into 64K-event batches (as the reader does).
+//   parlot1,      codec::Encoder (codec 1) / codec::v2::Encoder (codec 2),
+//   parlot2       one encode() call per event, into a 256 KiB output window
+//                 (as the runtime does); decompression with codec::Decoder
+//                 into 64K-event batches, one window per feed (as the reader).
 //   zstd1, zstd19 ZSTD_compressCCtx at level 1 / 19 on 256 KiB blocks of the
 //   lz4, lz4hc    uncompressed word stream (the runtime's buffer size);
 //                 LZ4_compress_default / LZ4_compress_HC (level 9).
-//   zstd1-whole,  zstd on the whole word stream in one call.
-//   zstd19-whole
+//   zstd1-whole,  zstd at level 1, 3, 19 and LZ4_compress_default on the
+//   zstd3-whole,  whole word stream in one call (issue 12's reference: the
+//   zstd19-whole, best offline ratio).
+//   lz4-whole
+// Before timing, a Markdown table of every ratio is printed; run with
+// --benchmark_filter=NONE for the table alone. PARLOT_BENCH_CODECS=a,b
+// keeps only the codecs named.
 // The uncompressed word stream is what codec::RawEncoder writes (the
 // runtime's PARLOT_COMPRESS=0 format: IDs < 0x8000 one 16-bit word, larger
 // ones two). Block decompression produces that word stream, not events.
@@ -65,10 +71,15 @@ struct Stream {
 /// kept between runs, so a timed run does not allocate).
 struct AppendSink {
   std::vector<std::uint8_t>* out = nullptr;
+  std::vector<std::size_t>* block_sizes = nullptr;  // each drained window's bytes, if set
   std::vector<std::uint8_t> window = std::vector<std::uint8_t>(kBlockBytes);
   OutputWindow fresh() { return {window.data(), window.data() + window.size()}; }
   void drain(OutputWindow& w) {
-    out->insert(out->end(), window.data(), w.cur);
+    const auto n = static_cast<std::size_t>(w.cur - window.data());
+    if (n != 0) {
+      out->insert(out->end(), window.data(), w.cur);
+      if (block_sizes != nullptr) block_sizes->push_back(n);
+    }
     w = fresh();
   }
 };
@@ -136,27 +147,42 @@ class Codec {
   virtual void verify(const Stream& s, const Compressed& c) = 0;
 };
 
+/// Parlot's codec 1 (`Enc` = codec::Encoder) or codec 2 (v2::Encoder):
+/// one encode() call per event into 256 KiB windows, decoded with
+/// codec::Decoder into 64K-event batches, each window fed as one block (as
+/// the runtime writes and the reader reads them).
+template <template <class> class Enc>
 class ParlotCodec final : public Codec {
  public:
-  const char* name() const override { return "parlot"; }
+  ParlotCodec(parlot::format::Codec id, const char* name) : id_(id), name_(name) {}
+  const char* name() const override { return name_; }
   const char* label() const override { return "incremental, per event"; }
 
   void compress(const Stream& s, Compressed& c) override {
     c.bytes.clear();
+    c.block_sizes.clear();
     sink_.out = &c.bytes;
-    encode_all<codec::Encoder>(s.events, sink_);
+    sink_.block_sizes = &c.block_sizes;
+    encode_all<Enc>(s.events, sink_);
     c.size = c.bytes.size();
   }
 
   std::uint64_t decompress(const Stream& s, const Compressed& c) override {
-    codec::Decoder d(true);
-    d.feed(c.bytes.data(), c.size);
+    codec::Decoder d(id_);
+    std::size_t block = 0;
+    std::size_t off = 0;
     std::uint64_t total = 0;
     std::uint64_t last = 0;
     while (total < s.events.size()) {
       const std::size_t want = std::min<std::uint64_t>(batch_.size(), s.events.size() - total);
       const std::size_t n = d.next(batch_.data(), want);
-      if (n == 0) break;
+      if (n == 0) {
+        if (d.status() != codec::Decoder::Status::kNeedInput || block == c.block_sizes.size())
+          break;
+        d.feed(c.bytes.data() + off, c.block_sizes[block]);
+        off += c.block_sizes[block++];
+        continue;
+      }
       total += n;
       last += batch_[n - 1];
     }
@@ -164,22 +190,31 @@ class ParlotCodec final : public Codec {
   }
 
   void verify(const Stream& s, const Compressed& c) override {
-    codec::Decoder d(true);
-    d.feed(c.bytes.data(), c.size);
+    codec::Decoder d(id_);
     std::vector<std::uint32_t> out(s.events.size());
     std::size_t total = 0;
+    std::size_t block = 0;
+    std::size_t off = 0;
     while (total < out.size()) {
       const std::size_t n = d.next(out.data() + total, out.size() - total);
       if (d.status() == codec::Decoder::Status::kError) {
-        die(s.name + ": parlot: decoder error: " + d.error());
+        die(s.name + ": " + name_ + ": decoder error: " + d.error());
       }
-      if (n == 0) break;
+      if (n == 0) {
+        if (block == c.block_sizes.size()) break;
+        d.feed(c.bytes.data() + off, c.block_sizes[block]);
+        off += c.block_sizes[block++];
+        continue;
+      }
       total += n;
     }
-    if (total != out.size() || out != s.events) die(s.name + ": parlot: round trip mismatch");
+    if (total != out.size() || out != s.events)
+      die(s.name + ": " + name_ + ": round trip mismatch");
   }
 
  private:
+  parlot::format::Codec id_;
+  const char* name_;
   AppendSink sink_;
   std::vector<std::uint32_t> batch_ = std::vector<std::uint32_t>(kBatchEvents);
 };
@@ -244,6 +279,8 @@ class BlockCodec : public Codec {
   const char* label() const override { return block_ == 0 ? "whole stream" : "256 KiB blocks"; }
 
  protected:
+  /// Bytes per block (0: the whole stream in one block).
+  std::size_t block_bytes() const { return block_; }
   virtual std::size_t bound(std::size_t n) const = 0;
   virtual std::size_t compress_block(const std::uint8_t* src, std::size_t n, std::uint8_t* dst,
                                      std::size_t cap) = 0;
@@ -295,7 +332,9 @@ class ZstdCodec final : public BlockCodec {
 class Lz4Codec final : public BlockCodec {
  public:
   Lz4Codec(bool hc, std::size_t block) : BlockCodec(block), hc_(hc) {}
-  const char* name() const override { return hc_ ? "lz4hc" : "lz4"; }
+  const char* name() const override {
+    return hc_ ? "lz4hc" : block_bytes() == 0 ? "lz4-whole" : "lz4";
+  }
 
  protected:
   std::size_t bound(std::size_t n) const override {
@@ -363,6 +402,29 @@ void bm_decompress(benchmark::State& state, Case* c) {
   set_counters(state, *c);
 }
 
+/// Prints the compression ratio (raw bytes / compressed bytes) of every
+/// codec on every stream as a Markdown table on stdout, before any timing.
+void print_ratio_table(const std::vector<std::unique_ptr<Stream>>& streams,
+                       const std::vector<std::unique_ptr<Codec>>& codecs,
+                       const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("| stream | events | raw bytes |");
+  for (const auto& c : codecs) std::printf(" %s |", c->name());
+  std::printf("\n|---|---|---|");
+  for (std::size_t i = 0; i < codecs.size(); ++i) std::printf("---|");
+  std::printf("\n");
+  std::size_t k = 0;
+  for (const auto& s : streams) {
+    std::printf("| %s | %zu | %zu |", s->name.c_str(), s->events.size(), s->raw.size());
+    for (std::size_t i = 0; i < codecs.size(); ++i, ++k) {
+      const auto& c = *cases[k];
+      std::printf(" %.1f |", static_cast<double>(s->raw.size()) /
+                                 static_cast<double>(std::max<std::size_t>(c.compressed.size, 1)));
+    }
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -397,14 +459,26 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::unique_ptr<Codec>> codecs;
-  codecs.push_back(std::make_unique<ParlotCodec>());
+  codecs.push_back(
+      std::make_unique<ParlotCodec<codec::Encoder>>(parlot::format::Codec::kLzZe, "parlot1"));
+  codecs.push_back(
+      std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank, "parlot2"));
   codecs.push_back(std::make_unique<ZstdCodec>(1, kBlockBytes, "zstd1"));
   codecs.push_back(std::make_unique<ZstdCodec>(19, kBlockBytes, "zstd19"));
   codecs.push_back(std::make_unique<Lz4Codec>(false, kBlockBytes));
   codecs.push_back(std::make_unique<Lz4Codec>(true, kBlockBytes));
   codecs.push_back(std::make_unique<ZstdCodec>(1, 0, "zstd1-whole"));
+  codecs.push_back(std::make_unique<ZstdCodec>(3, 0, "zstd3-whole"));
   codecs.push_back(std::make_unique<ZstdCodec>(19, 0, "zstd19-whole"));
+  codecs.push_back(std::make_unique<Lz4Codec>(false, 0));
 
+  // PARLOT_BENCH_CODECS: comma-separated codec names to keep (default all).
+  if (const char* keep = std::getenv("PARLOT_BENCH_CODECS"); keep != nullptr && *keep != '\0') {
+    const std::string list = std::string(",") + keep + ",";
+    std::erase_if(codecs, [&list](const std::unique_ptr<Codec>& c) {
+      return list.find(std::string(",") + c->name() + ",") == std::string::npos;
+    });
+  }
   // Compress and check every round trip once, before anything is timed.
   std::vector<std::unique_ptr<Case>> cases;
   for (const auto& s : streams) {
@@ -415,6 +489,7 @@ int main(int argc, char** argv) {
       cases.push_back(std::move(k));
     }
   }
+  print_ratio_table(streams, codecs, cases);
   for (const auto& k : cases) {
     const std::string suffix = std::string(k->codec->name()) + "/" + k->stream->name;
     benchmark::RegisterBenchmark(("BM_Compress/" + suffix).c_str(), bm_compress, k.get())

@@ -1,10 +1,12 @@
 // libFuzzer target: codec::Decoder (include/parlot/codec.h) on arbitrary
-// bytes, both codecs.
+// bytes, every codec.
 //
 // Input layout:
 //   byte 0   bit 0: codec (1 = LZ + zero elimination, 0 = raw words);
-//            bits 1-7: events pulled per next() call, minus 1 (1 .. 128)
+//            bit 1 set: codec 2 (LZ + ranked literals, range-coded) instead;
+//            bits 2-7: events pulled per next() call, minus 1 (1 .. 64)
 //   byte 1   bytes per feed() call / 16; 0 = the whole rest in one feed
+//            (codec 2: each feed is a block, whole segments)
 //   rest     the encoded stream (a thread file's block payloads, concatenated)
 //
 // Checks beyond "no crash": next() honours its cap and reports kOk only when
@@ -28,6 +30,7 @@ namespace {
 
 using parlot::codec::Decoder;
 using parlot::codec::OutputWindow;
+using parlot::format::Codec;
 
 constexpr std::uint64_t kMaxEvents = 1u << 17;
 // Events re-encoded for the round-trip check (the first ones of the input;
@@ -37,7 +40,7 @@ constexpr std::size_t kRoundTripEvents = 1u << 14;
 
 struct VectorSink {
   std::vector<std::uint8_t> bytes;
-  std::uint8_t window[256];
+  std::uint8_t window[1024];  // >= codec::v2::kMinWindowBytes
   OutputWindow fresh() { return {window, window + sizeof window}; }
   void drain(OutputWindow& w) {
     bytes.insert(bytes.end(), window, w.cur);
@@ -55,11 +58,12 @@ std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events) {
   return std::move(sink.bytes);
 }
 
-void check_round_trip(const std::vector<std::uint32_t>& events, bool lz) {
+void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec) {
   const std::vector<std::uint8_t> bytes =
-      lz ? encode<parlot::codec::Encoder<VectorSink>>(events)
-         : encode<parlot::codec::RawEncoder<VectorSink>>(events);
-  auto d = std::make_unique<Decoder>(lz);
+      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(events)
+      : codec == Codec::kLzZe ? encode<parlot::codec::Encoder<VectorSink>>(events)
+                              : encode<parlot::codec::RawEncoder<VectorSink>>(events);
+  auto d = std::make_unique<Decoder>(codec);
   d->feed(bytes.data(), bytes.size());
   std::vector<std::uint32_t> back(events.size());
   std::size_t got = 0;
@@ -77,13 +81,15 @@ void check_round_trip(const std::vector<std::uint32_t>& events, bool lz) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
-  const bool lz = (data[0] & 1) != 0;
-  const std::size_t batch = 1 + (data[0] >> 1);
+  const Codec codec = (data[0] & 2) != 0   ? Codec::kLzRank
+                      : (data[0] & 1) != 0 ? Codec::kLzZe
+                                           : Codec::kRawWords;
+  const std::size_t batch = 1 + (data[0] >> 2);
   const std::size_t chunk = data[1] == 0 ? size : std::size_t{data[1]} * 16;
   data += 2;
   size -= 2;
 
-  auto decoder = std::make_unique<Decoder>(lz);
+  auto decoder = std::make_unique<Decoder>(codec);
   std::vector<std::uint32_t> out(batch);
   std::vector<std::uint32_t> kept;                // first events, for the round trip
   std::size_t feed_size = std::min(chunk, size);  // bytes of the current feed
@@ -115,6 +121,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   for (const std::uint32_t v : kept) PARLOT_FUZZ_CHECK(v <= parlot::codec::kMaxValue);
-  check_round_trip(kept, lz);
+  check_round_trip(kept, codec);
   return 0;
 }

@@ -40,8 +40,12 @@ int main(int argc, char** argv) {
       h.header_bytes < sizeof h || h.header_bytes > file.size()) {
     return fail(argv[2], "not a thread trace");
   }
-  const bool lz = h.codec == static_cast<std::uint16_t>(parlot::format::Codec::kLzZe);
-  std::vector<std::uint8_t> out{static_cast<std::uint8_t>((lz ? 1 : 0) | 31 << 1), 0};
+  // Byte 0: codec bits (fuzz_decoder.cpp), then 16 events per next() call.
+  const unsigned codec_bits =
+      h.codec == static_cast<std::uint16_t>(parlot::format::Codec::kLzRank) ? 2
+      : h.codec == static_cast<std::uint16_t>(parlot::format::Codec::kLzZe) ? 1
+                                                                            : 0;
+  std::vector<std::uint8_t> out{static_cast<std::uint8_t>(codec_bits | 15 << 2), 0};
   std::size_t off = h.header_bytes;
   while (off + sizeof(parlot::format::BlockHeader) <= file.size()) {
     parlot::format::BlockHeader b;

@@ -59,6 +59,9 @@ Config read_config() {
   if (const char* z = std::getenv("PARLOT_COMPRESS"); z != nullptr) {
     c.compress = std::strcmp(z, "0") != 0;
   }
+  if (std::size_t codec = 0; parse_size("PARLOT_CODEC", 1, 2, codec)) {
+    c.codec = static_cast<unsigned>(codec);
+  }
   std::size_t kb = 0;
   if (parse_size("PARLOT_BUFFER_KB", 4, 16384, kb)) c.buffer_bytes = kb * 1024;
   parse_size("PARLOT_FLUSH_MS", 0, 3600u * 1000u, c.flush_ms);

@@ -10,6 +10,9 @@ struct Config {
   char dir[1024] = "parlot.data";
   /// PARLOT_COMPRESS: 0 writes the uncompressed word stream (ParLoT-NC).
   bool compress = true;
+  /// PARLOT_CODEC: the compressed codec, 1 (LZ + zero elimination) or 2
+  /// (LZ with range-coded, ranked literals; default). See docs/FORMAT.md.
+  unsigned codec = 2;
   /// PARLOT_BUFFER_KB: per-thread output buffer in KiB (default 256, 4..16384).
   /// A thread's data reaches the file each time this much compressed output
   /// has accumulated, and at thread and process end.

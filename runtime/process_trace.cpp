@@ -498,7 +498,10 @@ ThreadTrace* attach_current_thread() {
   } else {
     pthread_mutex_lock(&g_registry_lock);
     int err = 0;
-    t = ThreadTrace::create(g_process_dir, g_next_thread_index.fetch_add(1), g_config.compress,
+    const auto codec = !g_config.compress    ? format::Codec::kRawWords
+                       : g_config.codec == 1 ? format::Codec::kLzZe
+                                             : format::Codec::kLzRank;
+    t = ThreadTrace::create(g_process_dir, g_next_thread_index.fetch_add(1), codec,
                             g_config.buffer_bytes, g_config.stack_frames,
                             std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard, err);
     if (t != nullptr) {

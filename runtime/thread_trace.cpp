@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <new>
+#include <type_traits>
 
 #include "process_trace.h"
 #include "raw_io.h"
@@ -40,7 +41,7 @@ constexpr std::size_t kHeader = sizeof(format::BlockHeader);
 
 }  // namespace
 
-ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, bool compress,
+ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, format::Codec codec,
                                  std::size_t buffer_bytes, std::size_t max_depth,
                                  std::uint64_t flush_interval_ns, bool discard, int& error) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -74,7 +75,7 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, bo
     }
     pthread_attr_destroy(&attr);
   }
-  t->compress_ = compress;
+  t->codec_ = codec;
   t->discard_ = discard;
   t->flush_interval_ns_ = flush_interval_ns;
   t->reset_stream();
@@ -97,11 +98,22 @@ void ThreadTrace::destroy(ThreadTrace* t) {
 }
 
 void ThreadTrace::reset_stream() {
+  // The encoders are trivially destructible: a new one replaces the old.
+  static_assert(std::is_trivially_destructible_v<LzEncoder> &&
+                std::is_trivially_destructible_v<RawEncoder> &&
+                std::is_trivially_destructible_v<RankEncoder>);
   const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
-  lz_.~LzEncoder();
-  new (&lz_) LzEncoder(*this, w);
-  raw_.~RawEncoder();
-  new (&raw_) RawEncoder(*this, w);
+  switch (codec_) {
+    case format::Codec::kRawWords:
+      new (encoder_) RawEncoder(*this, w);
+      break;
+    case format::Codec::kLzZe:
+      new (encoder_) LzEncoder(*this, w);
+      break;
+    case format::Codec::kLzRank:
+      new (encoder_) RankEncoder(*this, w);
+      break;
+  }
   events_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
@@ -114,7 +126,27 @@ void ThreadTrace::flush_if_due() {
   if (flush_interval_ns_ == 0) return;
   const std::uint64_t now = coarse_ns();
   if (now - last_flush_ns_ < flush_interval_ns_) return;
-  drain(compress_ ? lz_.window() : raw_.window());
+  write_encoded();
+}
+
+void ThreadTrace::write_encoded() {
+  if (codec_ == format::Codec::kLzRank) {
+    rank_encoder().flush();  // ends the coder's segment: a whole block
+  } else {
+    drain(encoder_window());
+  }
+}
+
+codec::OutputWindow& ThreadTrace::encoder_window() {
+  switch (codec_) {
+    case format::Codec::kRawWords:
+      return raw_encoder().window();
+    case format::Codec::kLzZe:
+      return lz_encoder().window();
+    case format::Codec::kLzRank:
+      break;
+  }
+  return rank_encoder().window();
 }
 
 int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
@@ -128,7 +160,7 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
   format::TraceFileHeader h{};
   std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
   h.version = format::kVersion;
-  h.codec = static_cast<std::uint16_t>(compress_ ? format::Codec::kLzZe : format::Codec::kRawWords);
+  h.codec = static_cast<std::uint16_t>(codec_);
   h.header_bytes = sizeof h;
   h.tid = tid_;
   h.pid = pid_;
@@ -170,13 +202,9 @@ int ThreadTrace::finish() {
   if (finished_) return 0;
   Emitter e{this};
   closed_at_end_ = stack_.close_all(e);
-  codec::OutputWindow* w;
-  if (compress_) {
-    lz_.finish();
-    w = &lz_.window();
-  } else {
-    w = &raw_.window();
-  }
+  if (codec_ == format::Codec::kLzZe) lz_encoder().finish();
+  if (codec_ == format::Codec::kLzRank) rank_encoder().finish();
+  codec::OutputWindow* w = &encoder_window();
   // The final data block (event count, then the last bytes) and the
   // trailer go out in one write, so a file either has both or ends at a
   // block boundary before them.

@@ -7,9 +7,11 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "function_ids.h"
 #include "parlot/codec.h"
@@ -25,10 +27,11 @@ class ThreadTrace {
   /// `thread-<index>-<tid>.trace` in the process directory `dir` (absolute
   /// path) and writes the file header. The file is opened for each write
   /// only (trace_file.h): the thread holds no descriptor.
+  /// `codec`: how its event stream is encoded (only that encoder is built).
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
   /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
   /// benchmarks). Cold path: mmap, open, write.
-  static ThreadTrace* create(const char* dir, std::uint64_t thread_index, bool compress,
+  static ThreadTrace* create(const char* dir, std::uint64_t thread_index, format::Codec codec,
                              std::size_t buffer_bytes, std::size_t max_depth,
                              std::uint64_t flush_interval_ns, bool discard, int& error);
 
@@ -80,7 +83,7 @@ class ThreadTrace {
   /// pending LZ match stays in the encoder. Returns 0 or the errno of a
   /// failed write. The caller keeps hooks out (busy flag).
   int flush_now() {
-    drain(compress_ ? lz_.window() : raw_.window());
+    write_encoded();
     return write_error_;
   }
 
@@ -148,6 +151,7 @@ class ThreadTrace {
   };
   using LzEncoder = codec::Encoder<ThreadTrace>;
   using RawEncoder = codec::RawEncoder<ThreadTrace>;
+  using RankEncoder = codec::v2::Encoder<ThreadTrace>;
 
   ThreadTrace() = default;
   int open_file(const char* dir, std::uint64_t thread_index);
@@ -157,6 +161,9 @@ class ThreadTrace {
   void reset_stream();
   // Writes the complete part of the buffer when the flush interval passed.
   void flush_if_due();
+  // Writes what the encoder has produced so far as a block (codec 2 ends
+  // its coder segment first, so the block decodes on its own).
+  void write_encoded();
 
   /// Events between two looks at the clock for the flush interval.
   static constexpr std::uint32_t kFlushCheckEvents = 16384;
@@ -167,15 +174,24 @@ class ThreadTrace {
     ++events_;
     if (--flush_countdown_ == 0) [[unlikely]]
       flush_if_due();
-    if (compress_) [[likely]] {
-      lz_.encode(v);
+    if (codec_ == format::Codec::kLzRank) [[likely]] {
+      rank_encoder().encode(v);
+    } else if (codec_ == format::Codec::kLzZe) {
+      lz_encoder().encode(v);
     } else {
-      raw_.encode(v);
+      raw_encoder().encode(v);
     }
   }
 
+  // The one encoder of the stream lives in encoder_ (constructed by
+  // reset_stream for codec_): the others' pages are never touched.
+  LzEncoder& lz_encoder() { return *std::launder(reinterpret_cast<LzEncoder*>(encoder_)); }
+  RawEncoder& raw_encoder() { return *std::launder(reinterpret_cast<RawEncoder*>(encoder_)); }
+  RankEncoder& rank_encoder() { return *std::launder(reinterpret_cast<RankEncoder*>(encoder_)); }
+  codec::OutputWindow& encoder_window();
+
   ShadowStack stack_{nullptr, 0};
-  bool compress_ = true;
+  format::Codec codec_ = format::Codec::kLzRank;
   bool discard_ = false;
   std::uint64_t events_ = 0;
   std::uint64_t large_values_ = 0;  // events >= 0x8000 (4 raw bytes, not 2)
@@ -196,8 +212,9 @@ class ThreadTrace {
   std::size_t map_bytes_ = 0;
   ShadowFrame* frames_ = nullptr;
   std::size_t frames_bytes_ = 0;
-  LzEncoder lz_{*this, {}};
-  RawEncoder raw_{*this, {}};
+  static constexpr std::size_t kEncoderBytes =
+      std::max({sizeof(LzEncoder), sizeof(RawEncoder), sizeof(RankEncoder)});
+  alignas(LzEncoder) alignas(RawEncoder) alignas(RankEncoder) unsigned char encoder_[kEncoderBytes];
   char path_[1280] = "";
 
  public:

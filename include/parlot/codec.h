@@ -31,6 +31,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+
+#include "parlot/format.h"
 
 namespace parlot::codec {
 
@@ -66,6 +69,8 @@ class LzModel {
     hash_ = hash_of(0, 0, 0);
   }
 
+  /// Events recorded so far (mod 2^32).
+  std::uint32_t position() const { return pos_; }
   /// History slot predicted to hold the next event (from the last 3 events).
   std::uint32_t predicted_slot() const { return table_[hash_]; }
   /// Event stored in history slot `slot` (any value; masked).
@@ -73,6 +78,34 @@ class LzModel {
 
   /// Appends event `v`: remembers that the current context was followed by
   /// this position, stores `v` in the history, shifts the context.
+  /// Replays a match: for k events, reads the event at history slot
+  /// `slot` (then the next slots), records it and stores it in `out`.
+  /// The same as k times `out[i] = at(slot + i); record(out[i]);`, with the
+  /// model in registers (`out` may not alias the model). Returns the slot
+  /// after the last one read.
+  std::uint32_t replay(std::uint32_t slot, std::size_t k, std::uint32_t* __restrict out) {
+    std::uint32_t c1 = c1_, c2 = c2_, c3 = c3_, pos = pos_, h = hash_;
+    std::uint32_t* __restrict history = history_.data();
+    std::uint16_t* __restrict table = table_.data();
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint32_t v = history[slot++ & kHistoryMask];
+      table[h] = static_cast<std::uint16_t>(pos & kHistoryMask);
+      history[pos & kHistoryMask] = v;
+      c3 = c2;
+      c2 = c1;
+      c1 = v;
+      ++pos;
+      h = hash_of(c1, c2, c3);
+      out[i] = v;
+    }
+    c1_ = c1;
+    c2_ = c2;
+    c3_ = c3;
+    pos_ = pos;
+    hash_ = h;
+    return slot;
+  }
+
   [[gnu::always_inline]] inline void record(std::uint32_t v) {
     const std::uint32_t slot = pos_ & kHistoryMask;
     table_[hash_] = static_cast<std::uint16_t>(slot);
@@ -242,22 +275,38 @@ class RawEncoder {
   OutputWindow out_;
 };
 
-/// Streaming decompressor for both codecs. Feed it the payload of each data
+/// Outcome of a decoder's `next` call.
+enum class DecodeStatus { kOk, kNeedInput, kError };
+
+}  // namespace parlot::codec
+
+#include "parlot/codec_v2.h"
+
+namespace parlot::codec {
+
+/// Streaming decompressor for every codec. Feed it the payload of each data
 /// block in order with `feed`, then pull events with `next` until it returns
 /// 0. Memory is constant (the model plus one group) however long the stream.
 /// It never reads outside the fed bytes; malformed input is reported through
 /// `error()` with the offset (bytes from the start of the current feed).
 class Decoder {
  public:
-  enum class Status { kOk, kNeedInput, kError };
+  using Status = DecodeStatus;
 
   /// `lz`: true for Codec::kLzZe, false for Codec::kRawWords.
   explicit Decoder(bool lz) : lz_(lz) {}
+  /// A decoder for `codec` (any format::Codec value; codec 2 allocates its
+  /// model, about 0.5 MiB).
+  explicit Decoder(format::Codec codec)
+      : lz_(codec != format::Codec::kRawWords),
+        v2_(codec == format::Codec::kLzRank ? std::make_unique<v2::Decoder>() : nullptr) {}
 
   /// Makes `n` bytes at `data` the current input. Must only be called after
   /// `next` reported kNeedInput (or before the first call). The bytes must stay
-  /// valid until the next call to `feed`.
+  /// valid until the next call to `feed`. Codec 2: a block's payload (whole
+  /// segments).
   void feed(const std::uint8_t* data, std::size_t n) {
+    if (v2_) v2_->feed(data, n);
     in_ = data;
     in_end_ = data + n;
     in_begin_ = data;
@@ -267,17 +316,21 @@ class Decoder {
   /// `status()`: kNeedInput when the current input is used up at a token or
   /// group boundary, kError on malformed input (see error()/error_offset()).
   std::size_t next(std::uint32_t* out, std::size_t cap) {
+    if (v2_) {
+      const std::size_t n = v2_->next(out, cap);
+      status_ = v2_->status();
+      error_ = v2_->error();
+      error_offset_ = v2_->error_offset();
+      return n;
+    }
     status_ = Status::kOk;
     std::size_t n = 0;
     while (n < cap) {
       if (match_left_ != 0) {
-        std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
+        const std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
         match_left_ -= static_cast<std::uint32_t>(k);
-        while (k--) {
-          const std::uint32_t v = model_.at(match_slot_++);
-          model_.record(v);
-          out[n++] = v;
-        }
+        match_slot_ = model_.replay(match_slot_, k, out + n);
+        n += k;
         continue;
       }
       std::uint16_t w;
@@ -313,6 +366,7 @@ class Decoder {
   /// True when the stream stands between two tokens (nothing half-decoded);
   /// a truncated stream is detected by the caller from this and the trailer.
   bool at_token_boundary() const {
+    if (v2_) return v2_->at_token_boundary();
     return match_left_ == 0 && (lz_ ? state_ == State::kLength : !high_pending_);
   }
 
@@ -383,6 +437,7 @@ class Decoder {
   }
 
   bool lz_;
+  std::unique_ptr<v2::Decoder> v2_;  // codec 2 (then the members below are unused)
   LzModel model_;
   State state_ = State::kLength;
   bool high_pending_ = false;

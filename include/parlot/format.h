@@ -27,6 +27,10 @@ enum class Codec : std::uint16_t {
   /// Context-hash word LZ followed by zero elimination (ParLoT paper §3.3;
   /// see include/parlot/codec.h and docs/FORMAT.md).
   kLzZe = 1,
+  /// Codec 1's match path, with lengths and literals range-coded and
+  /// literals ranked by a call-structure context (include/parlot/codec_v2.h,
+  /// docs/FORMAT.md "Codec 2").
+  kLzRank = 2,
 };
 
 /// Header at offset 0 of a thread trace file (64 bytes).

@@ -35,7 +35,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
                       "unsupported version " + std::to_string(h.version) +
                           " (this reader reads version " + std::to_string(format::kVersion) + ")");
   }
-  if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzZe)) {
+  if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzRank)) {
     throw FormatError(path, 10, "unknown codec " + std::to_string(h.codec));
   }
   if (h.header_bytes < sizeof h || h.header_bytes > 4096 || h.header_bytes > size) {
@@ -126,7 +126,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
     off += sizeof b + b.payload_bytes;
   }
   next_block_offset_ = h.header_bytes;
-  decoder_ = std::make_unique<codec::Decoder>(summary_.codec == format::Codec::kLzZe);
+  decoder_ = std::make_unique<codec::Decoder>(summary_.codec);
   batch_.resize(kBatch);
 }
 

@@ -1,5 +1,6 @@
-// Byte-exact round trips of the event codec (include/parlot/codec.h) over
-// random, periodic and adversarial streams, and its malformed-input paths.
+// Byte-exact round trips of the event codecs (include/parlot/codec.h, codec
+// 0, 1 and 2) over random, periodic and adversarial streams, and their
+// malformed-input paths. Codec 2's own cases are in codec_v2_test.cpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,48 +8,39 @@
 #include <random>
 #include <vector>
 
+#include "codec_test_support.h"
 #include "parlot/codec.h"
 
 namespace {
 
 using parlot::codec::Decoder;
 using parlot::codec::OutputWindow;
+using parlot::codec_test::encode_with;
+using parlot::codec_test::random_calls;
+using parlot::codec_test::VectorSink;
+using parlot::format::Codec;
 
-// Encoder sink collecting the output into a vector through a small window,
-// so window refills (drain) happen often.
-struct VectorSink {
-  std::vector<std::uint8_t> bytes;
-  std::vector<std::uint8_t> window = std::vector<std::uint8_t>(64);
-  std::size_t drains = 0;
-  OutputWindow fresh() { return {window.data(), window.data() + window.size()}; }
-  void drain(OutputWindow& w) {
-    bytes.insert(bytes.end(), window.data(), w.cur);
-    w = fresh();
-    ++drains;
+std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, Codec c) {
+  switch (c) {
+    case Codec::kRawWords:
+      return encode_with<parlot::codec::RawEncoder<VectorSink>>(events, 64);
+    case Codec::kLzZe:
+      return encode_with<parlot::codec::Encoder<VectorSink>>(events, 64);
+    case Codec::kLzRank:
+      break;
   }
-};
-
-template <class Enc>
-std::vector<std::uint8_t> encode_with(const std::vector<std::uint32_t>& events) {
-  VectorSink sink;
-  Enc enc(sink, sink.fresh());
-  for (const auto v : events) enc.encode(v);
-  enc.finish();
-  sink.drain(enc.window());
-  return sink.bytes;
+  return encode_with<parlot::codec::v2::Encoder<VectorSink>>(events, 512);
 }
-
 std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, bool lz) {
-  return lz ? encode_with<parlot::codec::Encoder<VectorSink>>(events)
-            : encode_with<parlot::codec::RawEncoder<VectorSink>>(events);
+  return encode(events, lz ? Codec::kLzZe : Codec::kRawWords);
 }
 
 // Decodes `count` events, feeding the bytes in pieces cut at group
 // boundaries is not required by the API, so feed it whole but pull in small
 // batches to exercise resumption inside matches.
 std::vector<std::uint32_t> decode(const std::vector<std::uint8_t>& bytes, std::size_t count,
-                                  bool lz, std::size_t batch = 7) {
-  Decoder d(lz);
+                                  Codec c, std::size_t batch = 7) {
+  Decoder d(c);
   d.feed(bytes.data(), bytes.size());
   std::vector<std::uint32_t> out;
   std::vector<std::uint32_t> buf(batch);
@@ -63,34 +55,18 @@ std::vector<std::uint32_t> decode(const std::vector<std::uint8_t>& bytes, std::s
 }
 
 void expect_round_trip(const std::vector<std::uint32_t>& events) {
-  for (const bool lz : {true, false}) {
-    const auto bytes = encode(events, lz);
-    const auto back = decode(bytes, events.size(), lz, 1 + events.size() % 97);
-    ASSERT_EQ(back.size(), events.size()) << (lz ? "lz" : "raw");
-    EXPECT_TRUE(back == events) << (lz ? "lz" : "raw") << " stream differs";
+  for (const Codec c : {Codec::kLzZe, Codec::kRawWords, Codec::kLzRank}) {
+    const auto bytes = encode(events, c);
+    const auto back = decode(bytes, events.size(), c, 1 + events.size() % 97);
+    ASSERT_EQ(back.size(), events.size()) << "codec " << static_cast<int>(c);
+    EXPECT_TRUE(back == events) << "codec " << static_cast<int>(c) << " stream differs";
   }
-}
-
-// A well-nested call stream: a random walk of enters (IDs 1..ids) and exits.
-std::vector<std::uint32_t> random_calls(std::size_t n, std::uint32_t ids, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint32_t> out;
-  std::size_t depth = 0;
-  while (out.size() < n) {
-    if (depth != 0 && rng() % 2 == 0) {
-      out.push_back(0);
-      --depth;
-    } else {
-      out.push_back(1 + rng() % ids);
-      ++depth;
-    }
-  }
-  return out;
 }
 
 TEST(Codec, EmptyStream) {
   expect_round_trip({});
   EXPECT_TRUE(encode({}, true).empty());
+  EXPECT_TRUE(encode({}, Codec::kLzRank).empty());
 }
 
 TEST(Codec, SingleEvents) {
@@ -226,8 +202,8 @@ TEST(Codec, ArbitraryBytesNeverCrashTheDecoder) {
   for (int round = 0; round < 200; ++round) {
     std::vector<std::uint8_t> junk(1 + rng() % 4096);
     for (auto& b : junk) b = static_cast<std::uint8_t>(rng());
-    for (const bool lz : {true, false}) {
-      Decoder d(lz);
+    for (const Codec c : {Codec::kLzZe, Codec::kRawWords, Codec::kLzRank}) {
+      Decoder d(c);
       d.feed(junk.data(), junk.size());
       std::vector<std::uint32_t> out(1024);
       std::size_t total = 0;
@@ -236,8 +212,9 @@ TEST(Codec, ArbitraryBytesNeverCrashTheDecoder) {
         total += n;
         if (n == 0 || d.status() != Decoder::Status::kOk) break;
       }
-      // Each input byte yields a bounded number of events (at most 4 words
-      // per byte, at most 65535 events per word).
+      // Each input byte yields a bounded number of events (codec 1: at most
+      // 4 words per byte, at most 65535 events per word; codec 2: a segment
+      // header promises at most 2^32 events).
       EXPECT_LE(total, std::min<std::size_t>(junk.size() * 4 * 65535, 256 * 1024));
     }
   }

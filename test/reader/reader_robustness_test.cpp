@@ -168,7 +168,7 @@ class ReaderSanity : public ReaderTest {};
 
 TEST_F(ReaderSanity, IntactTracesReadFullyAndNestWell) {
   const std::string fixture = fs::canonical(fixture_path()).string();
-  for (const TraceKind& kind : {kLz, kRaw, kLz4k, kRaw4k}) {
+  for (const TraceKind& kind : {kLz, kRaw, kLz4k, kRaw4k, kLz2, kLz2_4k}) {
     SCOPED_TRACE(kind.name());
     const fs::path dir = trace(kind);
     // Both the process directory and the run directory above it open.
@@ -206,14 +206,17 @@ TEST_F(ReaderSanity, IntactTracesReadFullyAndNestWell) {
       EXPECT_EQ(s.damage, "");
       EXPECT_EQ(s.thread_index, i);
       EXPECT_EQ(s.pid, p.metadata.pid);
-      EXPECT_EQ(s.codec, kind.compress ? format::Codec::kLzZe : format::Codec::kRawWords);
+      EXPECT_EQ(s.codec, !kind.compress    ? format::Codec::kRawWords
+                         : kind.codec == 2 ? format::Codec::kLzRank
+                                           : format::Codec::kLzZe);
       EXPECT_EQ(s.file_bytes, fs::file_size(p.thread_files[i]));
       EXPECT_EQ(s.payload_bytes, s.trailer->payload_bytes);
       EXPECT_EQ(s.trailer->dropped_events, 0u);
       EXPECT_EQ(s.trailer->corrected_exits, 0u);
       EXPECT_EQ(s.trailer->unmatched_exits, 0u);
       if (kind.buffer_kb == 4) {
-        EXPECT_GE(s.blocks, kind.compress ? 4u : 9u);
+        // Codec 2 packs this fixture's events into fewer 4 KiB blocks.
+        EXPECT_GE(s.blocks, !kind.compress ? 9u : kind.codec == 2 ? 2u : 4u);
       }
       CallStackTracker tracker(p.function_addresses.size(), p.thread_files[i]);
       std::uint64_t raw = 0, depth = 0, max_depth = 0, enters = 0;
@@ -242,7 +245,7 @@ TEST_F(ReaderSanity, IntactTracesReadFullyAndNestWell) {
 
 TEST_F(ReaderSanity, CompressedAndRawRunsDecodeToIdenticalThreadStreams) {
   std::map<std::string, std::vector<std::vector<std::uint32_t>>> by_kind;
-  for (const TraceKind& kind : {kLz, kRaw, kLz4k, kRaw4k}) {
+  for (const TraceKind& kind : {kLz, kRaw, kLz4k, kRaw4k, kLz2, kLz2_4k}) {
     for (const fs::path& f : thread_files(trace(kind))) {
       const ReadOutcome o = read_thread_file(f, true, kFixtureFunctions);
       ASSERT_EQ(o.kind, Kind::kOk) << o.describe();
@@ -813,7 +816,7 @@ TEST_F(ReaderBadFields, WrongVersion) {
 }
 
 TEST_F(ReaderBadFields, UnknownCodec) {
-  for (const std::uint16_t c : {2, 7, 0xffff}) {
+  for (const std::uint16_t c : {3, 7, 0xffff}) {
     auto b = bytes_;
     patch<std::uint16_t>(b, 10, c);
     expect_error(b, 10, "codec " + std::to_string(c));

@@ -204,7 +204,7 @@ ChildResult run_in_child(const std::function<int()>& fn, double timeout_s,
 // ---- Real traces ------------------------------------------------------------------
 
 std::string TraceKind::name() const {
-  return std::string(compress ? "lz" : "raw") +
+  return std::string(compress ? (codec == 2 ? "lz2" : "lz") : "raw") +
          (buffer_kb ? "-" + std::to_string(buffer_kb) + "k" : "");
 }
 
@@ -213,6 +213,7 @@ fs::path make_trace(const fs::path& parent, const TraceKind& kind, const std::st
   std::vector<std::string> env = {
       "PARLOT_DIR=" + dir.string(),
       std::string("PARLOT_COMPRESS=") + (kind.compress ? "1" : "0"),
+      "PARLOT_CODEC=" + std::to_string(kind.codec),
       "PARLOT_QUIET=1",
   };
   if (kind.buffer_kb != 0) env.push_back("PARLOT_BUFFER_KB=" + std::to_string(kind.buffer_kb));

@@ -49,16 +49,21 @@ struct RunResult {
 RunResult run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                       double timeout_s, std::uint64_t limit_as_bytes = 0);
 
-/// The kinds of trace the tests make.
+/// The kinds of trace the tests make. The corruption tests work on codec
+/// 1's layout (zero-elimination groups), so the compressed kinds use codec
+/// 1 (PARLOT_CODEC=1) unless `codec` says 2.
 struct TraceKind {
   bool compress = true;
   unsigned buffer_kb = 0;  ///< 0 = the runtime's default (256)
+  unsigned codec = 1;      ///< PARLOT_CODEC when compressing
   std::string name() const;
 };
 inline const TraceKind kLz{true, 0};
 inline const TraceKind kRaw{false, 0};
 inline const TraceKind kLz4k{true, 4};
 inline const TraceKind kRaw4k{false, 4};
+inline const TraceKind kLz2{true, 0, 2};
+inline const TraceKind kLz2_4k{true, 4, 2};
 
 /// Runs `program` (empty: reader_fixture) under the runtime with
 /// PARLOT_DIR=`parent`/<kind> and returns the one process directory it

@@ -1,0 +1,682 @@
+// Parlot event codec 2: the one compressor and the one decompressor of
+// format::Codec::kLzRank, shared by the runtime and the reader (included by
+// parlot/codec.h). docs/FORMAT.md ("Codec 2") is the normative description.
+//
+// Algorithm:
+//   1. The match path of codec 1, unchanged (paper §3.3, context-hash word
+//      LZ over a 64K-event history): an event that continues a match costs
+//      the same few instructions as in codec 1 and writes nothing.
+//   2. At a decision point (a match ends, or none starts) the match length
+//      and the literal that follows are coded with an adaptive binary range
+//      coder (LZMA-style: 32-bit range, 12-bit probabilities, carry
+//      propagation through a cached byte), bit-exact in encoder and decoder.
+//   3. The literal is predicted from the call structure (the shadow-stack
+//      view of the stream): the function whose body the stream is in
+//      ("caller") and the callee that returned last in that body ("previous
+//      sibling"). Both are found by walking the history backwards from the
+//      decision point (bounded by kWalkLimit events), so the match path does
+//      not maintain a stack. A table indexed by a hash of (caller, previous
+//      sibling) keeps, most recent first, the kCandidates events that
+//      followed that context, with per-context rank probabilities; the
+//      literal is coded as its rank in that list, else as an exit, a new
+//      function (the next unseen ID), or an old one (its bits).
+//   4. The match length is coded in the structural context of its decision
+//      point: first "the same length as last time here", else a zero flag,
+//      a unary bit width and the low bits (a bit tree up to 12 bits), in a
+//      context of the previous token and of whether the LZ prediction
+//      agrees with the context's first candidate.
+//   5. Output is cut into segments, one per data block: a 32-bit event
+//      count, then the range coder's bytes. The model carries over from one
+//      segment to the next; each segment's coder restarts, so a block can be
+//      decoded once the blocks before it were.
+// Work per event is bounded (the walk is capped); the coder writes a few
+// bytes at a decision point and nothing on the match path, so no block is
+// ever compressed on the traced thread (paper §3.2).
+#pragma once
+// Included by parlot/codec.h after LzModel, OutputWindow and DecodeStatus.
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace parlot::codec {
+
+namespace v2 {
+
+/// Longest match one length token carries (events); a longer run is cut
+/// and re-decided, as in codec 1.
+inline constexpr std::uint32_t kMaxMatch = 1u << 24;
+/// Candidates kept per (caller, previous sibling) context.
+inline constexpr unsigned kCandidates = 4;
+/// log2 of the candidate table's entries.
+inline constexpr unsigned kCandidateBits = 14;
+/// Most history events the decision point walks back to find the caller and
+/// the previous sibling.
+inline constexpr unsigned kWalkLimit = 64;
+/// Bytes a segment's header takes (its event count, u32 little-endian).
+inline constexpr std::size_t kSegmentHeaderBytes = 4;
+/// Output bytes reserved for one decision (length + literal) plus the
+/// coder's final flush; the encoder starts a new segment when less is free.
+inline constexpr std::size_t kReserveBytes = 160;
+/// Smallest output window an encoder may be given (and a sink must leave
+/// free after drain): a segment header, one decision, the final flush.
+inline constexpr std::size_t kMinWindowBytes = 256;
+/// Largest event count of one segment (a u32; kept clear of overflow).
+inline constexpr std::uint64_t kMaxSegmentEvents = 0xffffffffull - 2 * kMaxMatch;
+
+/// Probability (of a 0 bit) in 1/4096, adapted by 1/32 of the error.
+using Prob = std::uint16_t;
+inline constexpr unsigned kProbBits = 12;
+inline constexpr Prob kProbInit = 1u << (kProbBits - 1);
+inline constexpr unsigned kAdaptShift = 5;
+inline constexpr std::uint32_t kTop = 1u << 24;
+
+/// Adaptive probabilities, mirrored by encoder and decoder.
+struct Probabilities {
+  static constexpr unsigned kLenCtx = 12;   // see Encoder::token_ctx_
+  static constexpr unsigned kLenBits = 25;  // bit widths of 1 .. kMaxMatch
+  /// Widths up to this code their low bits as a binary tree (each bit in
+  /// the context of the bits above it); wider ones bit by bit.
+  static constexpr unsigned kLenTreeMax = 12;
+  Prob len_zero[kLenCtx];
+  Prob len_width[kLenCtx][kLenBits];
+  Prob len_mantissa[kLenBits][kLenBits];
+  Prob len_tree[kLenTreeMax + 1][1u << kLenTreeMax];
+  Prob is_exit[2];
+  Prob is_new[2];
+  Prob new_width[32];
+  Prob new_mantissa[32];
+
+  void reset() {
+    Prob* p = &len_zero[0];
+    Prob* e = &new_mantissa[31] + 1;
+    for (; p != e; ++p) *p = kProbInit;
+  }
+};
+
+/// The shared model of codec 2 beyond codec 1's LzModel: the candidate
+/// table, the largest ID seen, the coding contexts.
+struct RankModel {
+  /// One structural context: its candidates, most recent first, the
+  /// probability of each rank being taken in this context, the length of
+  /// the last token coded at a decision point in it and the probability
+  /// that the next one repeats it.
+  struct Slot {
+    std::array<std::uint32_t, kCandidates> events;
+    std::array<Prob, kCandidates> rank;
+    std::uint32_t last_len;
+    Prob same;
+  };
+  /// Initial probability (of "not the same length"): 7/8.
+  static constexpr Prob kSameInit = 3584;
+  std::array<Slot, 1u << kCandidateBits> candidates;
+  Probabilities probs;
+  std::uint32_t max_id = 0;
+  // Context of the next length token: whether the last token's length was
+  // 0, and how its literal was coded (0: rank 0, 1: other rank, 2: escape).
+  unsigned len_ctx = 0;
+
+  void reset() {
+    for (auto& c : candidates) {
+      c.events.fill(0);
+      c.rank.fill(kProbInit);
+      c.last_len = 0;
+      c.same = kSameInit;
+    }
+    probs.reset();
+    max_id = 0;
+    len_ctx = 0;
+  }
+
+  /// Hash of the structural context (caller, previous sibling) found by
+  /// walking back at most kWalkLimit events of `lz`'s history from the
+  /// newest. A callee that returned is skipped whole (its entry and its
+  /// exit balance); the caller is the first entry not closed. Unfound parts
+  /// are 0xffffffff.
+  template <class Lz>
+  static std::uint32_t context_slot(const Lz& lz) {
+    const std::uint32_t pos = lz.position();
+    const std::uint32_t n = pos < kWalkLimit ? pos : kWalkLimit;
+    std::uint32_t sibling = 0xffffffffu;
+    std::uint32_t caller = 0xffffffffu;
+    std::uint32_t depth = 0;  // exits seen minus entries seen, walking back
+    bool sibling_known = false;
+    for (std::uint32_t k = 1; k <= n; ++k) {
+      const std::uint32_t v = lz.at(pos - k);
+      if (v == 0) {
+        ++depth;
+        continue;
+      }
+      if (depth == 0) {
+        caller = v;
+        if (!sibling_known) sibling = 0;  // first event of the caller's body
+        break;
+      }
+      if (--depth == 0 && !sibling_known) {
+        sibling = v;
+        sibling_known = true;
+      }
+    }
+    const std::uint32_t x = caller * 0x9e3779b1u ^ sibling * 0x85ebca77u;
+    return (x ^ (x >> 15)) * 0x2c1b3c6du >> (32 - kCandidateBits);
+  }
+};
+
+/// Adaptive binary range encoder (LZMA's scheme), writing into a raw byte
+/// pointer the caller keeps in bounds (see Encoder's reserve).
+class RangeEncoder {
+ public:
+  void start(std::uint8_t* out) {
+    low_ = 0;
+    range_ = 0xffffffffu;
+    cache_ = 0;
+    cache_size_ = 1;
+    out_ = out;
+  }
+  std::uint8_t* out() const { return out_; }
+  /// Bytes produced but not yet written (a carry may still change them).
+  std::uint64_t pending() const { return cache_size_; }
+
+  void bit(Prob& p, unsigned b) {
+    const std::uint32_t bound = (range_ >> kProbBits) * p;
+    if (b == 0) {
+      range_ = bound;
+      p = static_cast<Prob>(p + (((1u << kProbBits) - p) >> kAdaptShift));
+    } else {
+      low_ += bound;
+      range_ -= bound;
+      p = static_cast<Prob>(p - (p >> kAdaptShift));
+    }
+    while (range_ < kTop) {
+      range_ <<= 8;
+      shift_low();
+    }
+  }
+
+  /// `n` bits of `v`, most significant first, each with probability 1/2.
+  void direct(std::uint32_t v, unsigned n) {
+    while (n-- != 0) {
+      range_ >>= 1;
+      if (v >> n & 1) low_ += range_;
+      while (range_ < kTop) {
+        range_ <<= 8;
+        shift_low();
+      }
+    }
+  }
+
+  /// Writes the bytes that make everything coded so far decodable.
+  void flush() {
+    for (int i = 0; i < 5; ++i) shift_low();
+  }
+
+ private:
+  void shift_low() {
+    if (static_cast<std::uint32_t>(low_) < 0xff000000u || (low_ >> 32) != 0) {
+      const auto carry = static_cast<std::uint8_t>(low_ >> 32);
+      std::uint8_t b = cache_;
+      do {
+        *out_++ = static_cast<std::uint8_t>(b + carry);
+        b = 0xff;
+      } while (--cache_size_ != 0);
+      cache_ = static_cast<std::uint8_t>(low_ >> 24);
+    }
+    ++cache_size_;
+    low_ = (low_ & 0x00ffffffu) << 8;
+  }
+
+  std::uint64_t low_ = 0;
+  std::uint32_t range_ = 0xffffffffu;
+  std::uint8_t cache_ = 0;
+  std::uint64_t cache_size_ = 1;
+  std::uint8_t* out_ = nullptr;
+};
+
+/// The decoder half of RangeEncoder. Reads only inside [in, end); reading
+/// past the end yields zero bytes and sets overrun().
+class RangeDecoder {
+ public:
+  void start(const std::uint8_t* in, const std::uint8_t* end) {
+    in_ = in;
+    end_ = end;
+    overrun_ = false;
+    range_ = 0xffffffffu;
+    code_ = 0;
+    for (int i = 0; i < 5; ++i) code_ = code_ << 8 | next_byte();
+  }
+  const std::uint8_t* in() const { return in_; }
+  bool overrun() const { return overrun_; }
+
+  unsigned bit(Prob& p) {
+    const std::uint32_t bound = (range_ >> kProbBits) * p;
+    unsigned b;
+    if (code_ < bound) {
+      range_ = bound;
+      p = static_cast<Prob>(p + (((1u << kProbBits) - p) >> kAdaptShift));
+      b = 0;
+    } else {
+      code_ -= bound;
+      range_ -= bound;
+      p = static_cast<Prob>(p - (p >> kAdaptShift));
+      b = 1;
+    }
+    while (range_ < kTop) {
+      range_ <<= 8;
+      code_ = code_ << 8 | next_byte();
+    }
+    return b;
+  }
+
+  std::uint32_t direct(unsigned n) {
+    std::uint32_t v = 0;
+    while (n-- != 0) {
+      range_ >>= 1;
+      const std::uint32_t b = code_ >= range_ ? 1 : 0;
+      code_ -= range_ & (0u - b);
+      v = v << 1 | b;
+      while (range_ < kTop) {
+        range_ <<= 8;
+        code_ = code_ << 8 | next_byte();
+      }
+    }
+    return v;
+  }
+
+ private:
+  std::uint32_t next_byte() {
+    if (in_ != end_) return *in_++;
+    overrun_ = true;
+    return 0;
+  }
+
+  std::uint32_t range_ = 0xffffffffu;
+  std::uint32_t code_ = 0;
+  const std::uint8_t* in_ = nullptr;
+  const std::uint8_t* end_ = nullptr;
+  bool overrun_ = false;
+};
+
+/// Coding of lengths and literals, one template for both directions so the
+/// decoder mirrors the encoder by construction. `Coder` is a RangeEncoder
+/// (bit(p, b) codes b) wrapped or a RangeDecoder wrapped (bit(p, b) ignores
+/// b and returns the decoded bit); see EncodeBits and DecodeBits.
+struct EncodeBits {
+  RangeEncoder& rc;
+  unsigned bit(Prob& p, unsigned b) {
+    rc.bit(p, b);
+    return b;
+  }
+  std::uint32_t direct(std::uint32_t v, unsigned n) {
+    rc.direct(v, n);
+    return v;
+  }
+};
+struct DecodeBits {
+  RangeDecoder& rc;
+  unsigned bit(Prob& p, unsigned /*b*/) { return rc.bit(p); }
+  std::uint32_t direct(std::uint32_t /*v*/, unsigned n) { return rc.direct(n); }
+};
+
+/// Codes the match length `len` (0 .. kMaxMatch) in context `ctx` as a
+/// zero flag, a unary bit width and the bits below the top one; returns it
+/// (decoded: possibly out of range on corrupt input, checked by the caller).
+template <class Bits>
+std::uint32_t code_length_plain(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len) {
+  if (bits.bit(p.len_zero[ctx], len == 0) == 1) return 0;
+  // len >= 1: its bit width w (1 .. 25) in unary, then its w - 1 low bits.
+  const unsigned w = static_cast<unsigned>(std::bit_width(len));
+  unsigned width = 1;
+  while (width < Probabilities::kLenBits && bits.bit(p.len_width[ctx][width - 1], width < w) == 1) {
+    ++width;
+  }
+  std::uint32_t v = 1;
+  if (width <= Probabilities::kLenTreeMax) {
+    for (unsigned i = width - 1; i-- != 0;) {
+      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
+    }
+    return v;
+  }
+  for (unsigned i = width - 1; i-- != 0;) {
+    v = v << 1 | bits.bit(p.len_mantissa[width - 1][i], len >> i & 1);
+  }
+  return v;
+}
+
+/// Codes the match length `len` of a token whose decision point had the
+/// structural context `slot`: first whether it repeats the slot's last
+/// length (when that is not 0), else code_length_plain; remembers it in the
+/// slot. Returns the length (unchecked when decoding, see above).
+template <class Bits>
+std::uint32_t code_length(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len,
+                          std::uint32_t& same, Prob& sp) {
+  if (same != 0) {
+    if (bits.bit(sp, len == same) == 1) return same;
+  }
+  const std::uint32_t res = code_length_plain(bits, p, ctx, len);
+  same = res;
+  return res;
+}
+
+/// Codes literal `v`, which differs from the LZ prediction `lz_pred`, with
+/// the candidate list `cand` of its structural context and the model's
+/// largest ID; updates the candidate list (not the largest ID: the caller
+/// does, after checking). Returns the literal and sets `kind` (0: rank 0,
+/// 1: other rank, 2: exit or new function, 3: an ID seen before). Decoding
+/// corrupt input, the literal may be out of range (a new one above
+/// kMaxValue, an old one 0 or above max_id): the caller checks.
+template <class Bits>
+std::uint32_t code_literal(Bits& bits, RankModel& m, RankModel::Slot& slot, std::uint32_t lz_pred,
+                           unsigned after_exit, std::uint32_t v, unsigned& kind) {
+  Probabilities& p = m.probs;
+  auto& cand = slot.events;
+  unsigned rank = kCandidates;
+  bool exit_tried = lz_pred == 0;
+  for (unsigned i = 0; i < kCandidates; ++i) {
+    const std::uint32_t c = cand[i];
+    bool dup = c == lz_pred;
+    for (unsigned j = 0; j < i; ++j) dup |= cand[j] == c;
+    if (dup) continue;
+    exit_tried |= c == 0;
+    if (bits.bit(slot.rank[i], v == c) == 1) {
+      rank = i;
+      v = c;
+      break;
+    }
+  }
+  if (rank == kCandidates) {
+    kind = 2;
+    if (!exit_tried && bits.bit(p.is_exit[after_exit], v == 0) == 1) {
+      v = 0;
+    } else if (bits.bit(p.is_new[after_exit], v > m.max_id) == 1) {
+      // A function not seen before: v - max_id (>= 1) as width + bits.
+      const std::uint32_t d = v - m.max_id;
+      const unsigned w = static_cast<unsigned>(std::bit_width(d));
+      unsigned width = 1;
+      while (width < 32 && bits.bit(p.new_width[width - 1], width < w) == 1) ++width;
+      std::uint32_t x = 1;
+      if (width > 1) {
+        x = x << 1 | bits.bit(p.new_mantissa[width - 1], d >> (width - 2) & 1);
+        x = x << (width - 2) | bits.direct(d & ((1u << (width - 2)) - 1), width - 2);
+      }
+      v = m.max_id + x;  // may overflow on corrupt input: checked by the caller
+      if (v < m.max_id || x > 0x7fffffffu) v = 0xffffffffu;
+    } else {
+      // An ID seen before: its bits, as many as max_id has.
+      const unsigned w = static_cast<unsigned>(std::bit_width(m.max_id));
+      v = bits.direct(v, w);
+      kind = 3;
+    }
+    for (unsigned i = kCandidates - 1; i != 0; --i) cand[i] = cand[i - 1];
+    cand[0] = v;
+  } else {
+    kind = rank == 0 ? 0 : 1;
+    for (unsigned i = rank; i != 0; --i) cand[i] = cand[i - 1];
+    cand[0] = v;
+  }
+  return v;
+}
+
+/// The whole model of codec 2, mirrored by encoder and decoder.
+struct Model {
+  LzModel lz;
+  RankModel rank;
+
+  Model() { rank.reset(); }
+
+  /// Event at the LZ prediction `slot`, the candidate list of the current
+  /// structural context, and whether the last event was an exit.
+  RankModel::Slot& candidates() { return rank.candidates[RankModel::context_slot(lz)]; }
+  unsigned after_exit() const { return lz.position() != 0 && lz.at(lz.position() - 1) == 0; }
+};
+
+/// Incremental compressor of codec 2. `Sink` provides
+/// `void drain(OutputWindow&)`, which must consume the bytes written so far
+/// and leave at least kMinWindowBytes free. Not
+/// thread-safe: one encoder per thread stream. Holds its model inline
+/// (about 0.5 MiB).
+template <class Sink>
+class Encoder {
+ public:
+  Encoder(Sink& sink, OutputWindow window) : sink_(sink), out_(window) { begin_segment(); }
+
+  /// Compresses one event (function ID, 0 = exit; must be <= kMaxValue).
+  /// The common case, an event that extends the current match, is inlined
+  /// and writes nothing (as codec 1); everything else is one out-of-line
+  /// call that codes a length and a literal (tens of ns).
+  [[gnu::always_inline]] inline void encode(std::uint32_t v) {
+    if (match_len_ - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot_)) [[likely]] {
+      ++match_len_;
+      ++match_slot_;
+      model_.lz.record(v);
+      return;
+    }
+    encode_decision(v);
+  }
+
+  /// Ends the current segment (everything encoded so far becomes
+  /// decodable), hands it to the sink and starts the next. For a time-driven
+  /// flush; bounded work.
+  void flush() {
+    end_segment();
+    sink_.drain(out_);
+    begin_segment();
+  }
+
+  /// Ends the last segment. The stream then ends (the window holds its last
+  /// bytes); no event may be encoded afterwards.
+  void finish() { end_segment(); }
+
+  OutputWindow& window() { return out_; }
+  /// Events encoded but still held in the pending match (not yet in output).
+  std::uint32_t pending_match() const { return match_len_; }
+
+ private:
+  void begin_segment() {
+    seg_start_ = out_.cur;
+    seg_events_ = 0;
+    rc_.start(out_.cur + kSegmentHeaderBytes);
+  }
+
+  void end_segment() {
+    if (match_len_ != 0) {
+      code_cut_match();
+    }
+    if (seg_events_ == 0) {
+      out_.cur = seg_start_;  // nothing coded, nothing written
+      return;
+    }
+    rc_.flush();
+    const auto n = static_cast<std::uint32_t>(seg_events_);
+    for (unsigned i = 0; i < kSegmentHeaderBytes; ++i) {
+      seg_start_[i] = static_cast<std::uint8_t>(n >> (8 * i));
+    }
+    out_.cur = rc_.out();
+  }
+
+  // A match with no literal after it (cut at kMaxMatch or at a segment end).
+  void code_cut_match() {
+    EncodeBits bits{rc_};
+    code_length(bits, model_.rank.probs, token_ctx_, match_len_, slot_->last_len, slot_->same);
+    seg_events_ += match_len_;
+    match_len_ = 0;
+    model_.rank.len_ctx = 2;
+  }
+
+  void code_token_literal(std::uint32_t len, std::uint32_t v) {
+    EncodeBits bits{rc_};
+    RankModel& r = model_.rank;
+    code_length(bits, r.probs, token_ctx_, len, slot_->last_len, slot_->same);
+    unsigned kind = 0;
+    code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot_),
+                 model_.after_exit(), v, kind);
+    if (v > r.max_id) r.max_id = v;
+    r.len_ctx = (len == 0 ? 3 : 0) + (kind < 2 ? kind : 2);
+    seg_events_ += len + 1;
+  }
+
+  [[gnu::noinline]] void encode_decision(std::uint32_t v) {
+    const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
+    if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len_ >= kMaxSegmentEvents)
+        [[unlikely]] {
+      flush();
+    }
+    if (match_len_ != 0) {
+      if (match_len_ != kMaxMatch) {
+        // The match ended on a mismatch: its length, then the literal.
+        code_token_literal(match_len_, v);
+        match_len_ = 0;
+        model_.lz.record(v);
+        return;
+      }
+      code_cut_match();
+    }
+    const std::uint32_t slot = model_.lz.predicted_slot();
+    match_slot_ = slot;
+    slot_ = &model_.candidates();
+    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
+    if (model_.lz.at(slot) == v) {
+      match_len_ = 1;
+      match_slot_ = slot + 1;
+    } else {
+      code_token_literal(0, v);
+    }
+    model_.lz.record(v);
+  }
+
+  Sink& sink_;
+  OutputWindow out_;
+  Model model_;
+  RangeEncoder rc_;
+  std::uint8_t* seg_start_ = nullptr;
+  std::uint64_t seg_events_ = 0;
+  RankModel::Slot* slot_ = nullptr;  // structural context of the decision point
+  unsigned token_ctx_ = 0;           // length context of the open token
+  std::uint32_t match_len_ = 0;
+  std::uint32_t match_slot_ = 0;
+};
+
+/// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each
+/// data block's payload (zero or more whole segments) in order, then pull
+/// events with `next`. Memory is constant (the model, about 0.5 MiB). Never
+/// reads outside the fed bytes; malformed input gives kError with a message
+/// and the offset from the start of the current feed.
+class Decoder {
+ public:
+  void feed(const std::uint8_t* data, std::size_t n) {
+    in_ = data;
+    in_end_ = data + n;
+    in_begin_ = data;
+  }
+
+  std::size_t next(std::uint32_t* out, std::size_t cap) {
+    status_ = DecodeStatus::kOk;
+    std::size_t n = 0;
+    LzModel& lz = model_.lz;
+    while (n < cap) {
+      if (match_left_ != 0) {
+        const std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
+        match_left_ -= static_cast<std::uint32_t>(k);
+        match_slot_ = lz.replay(match_slot_, k, out + n);
+        n += k;
+        continue;
+      }
+      if (literal_pending_) {
+        DecodeBits bits{rc_};
+        RankModel& r = model_.rank;
+        unsigned kind = 0;
+        const std::uint32_t v = code_literal(bits, r, last_len_ == 0 ? *slot_ : model_.candidates(),
+                                             lz.at(match_slot_), model_.after_exit(), 0, kind);
+        if (rc_.overrun()) return fail_at_coder("literal cut short", n);
+        if (kind == 3 ? v == 0 || v > r.max_id : v > kMaxValue) {
+          return fail_at_coder("literal out of range", n);
+        }
+        if (v > r.max_id) r.max_id = v;
+        r.len_ctx = (last_len_ == 0 ? 3 : 0) + (kind < 2 ? kind : 2);
+        lz.record(v);
+        out[n++] = v;
+        literal_pending_ = false;
+        if (--seg_left_ == 0) end_segment();
+        continue;
+      }
+      if (seg_left_ == 0) {
+        if (in_ == in_end_) {
+          status_ = DecodeStatus::kNeedInput;
+          break;
+        }
+        if (static_cast<std::size_t>(in_end_ - in_) < kSegmentHeaderBytes + 5) {
+          fail("segment cut short", in_);
+          break;
+        }
+        std::uint32_t count = 0;
+        for (unsigned i = 0; i < kSegmentHeaderBytes; ++i)
+          count |= std::uint32_t{in_[i]} << (8 * i);
+        if (count == 0 || count > kMaxSegmentEvents) {
+          fail("bad segment event count", in_);
+          break;
+        }
+        seg_left_ = count;
+        rc_.start(in_ + kSegmentHeaderBytes, in_end_);
+      }
+      DecodeBits bits{rc_};
+      slot_ = &model_.candidates();
+      const unsigned ctx =
+          model_.rank.len_ctx * 2 + (slot_->events[0] == lz.at(lz.predicted_slot()));
+      const std::uint32_t len =
+          code_length(bits, model_.rank.probs, ctx, 0, slot_->last_len, slot_->same);
+      if (rc_.overrun()) return fail_at_coder("match length cut short", n);
+      if (len > seg_left_ || len > kMaxMatch) {
+        return fail_at_coder("match longer than its segment", n);
+      }
+      seg_left_ -= len;
+      last_len_ = len;
+      match_slot_ = lz.predicted_slot();
+      match_left_ = len;
+      literal_pending_ = len < kMaxMatch && seg_left_ != 0;
+      if (!literal_pending_) {
+        model_.rank.len_ctx = 2;
+        if (seg_left_ == 0) end_segment();
+      }
+    }
+    return n;
+  }
+
+  DecodeStatus status() const { return status_; }
+  const char* error() const { return error_; }
+  std::size_t error_offset() const { return error_offset_; }
+  /// True when nothing is half-decoded (between segments).
+  bool at_token_boundary() const { return seg_left_ == 0 && match_left_ == 0 && !literal_pending_; }
+
+ private:
+  void end_segment() { in_ = rc_.in(); }
+
+  std::size_t fail_at_coder(const char* what, std::size_t n) {
+    fail(what, rc_.in());
+    return n;
+  }
+  void fail(const char* what, const std::uint8_t* at) {
+    status_ = DecodeStatus::kError;
+    error_ = what;
+    error_offset_ = static_cast<std::size_t>(at - in_begin_);
+  }
+
+  Model model_;
+  RangeDecoder rc_;
+  RankModel::Slot* slot_ = nullptr;  // structural context of the decision point
+  std::uint64_t seg_left_ = 0;
+  std::uint32_t match_left_ = 0;
+  std::uint32_t match_slot_ = 0;
+  std::uint32_t last_len_ = 0;
+  bool literal_pending_ = false;
+  const std::uint8_t* in_ = nullptr;
+  const std::uint8_t* in_end_ = nullptr;
+  const std::uint8_t* in_begin_ = nullptr;
+  DecodeStatus status_ = DecodeStatus::kOk;
+  const char* error_ = "";
+  std::size_t error_offset_ = 0;
+};
+
+}  // namespace v2
+}  // namespace parlot::codec

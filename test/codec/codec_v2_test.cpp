@@ -1,0 +1,252 @@
+// Codec 2 (include/parlot/codec_v2.h): round trips block by block and across
+// segment cuts, its ratio against codec 1, and malformed input.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "codec_test_support.h"
+#include "parlot/codec.h"
+
+namespace {
+
+using parlot::codec::Decoder;
+using parlot::codec_test::encode_with;
+using parlot::codec_test::random_calls;
+using parlot::codec_test::VectorSink;
+using parlot::format::Codec;
+namespace v2 = parlot::codec::v2;
+
+using V2Encoder = v2::Encoder<VectorSink>;
+
+// Decodes a stream block by block (each block one feed, as the reader
+// does), pulling `batch` events at a time, at most `count` events.
+std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
+                                         const std::vector<std::size_t>& blocks, std::size_t count,
+                                         std::size_t batch) {
+  Decoder d(Codec::kLzRank);
+  std::vector<std::uint32_t> out;
+  std::vector<std::uint32_t> buf(batch);
+  std::size_t block = 0;
+  std::size_t off = 0;
+  while (out.size() < count) {
+    const std::size_t n = d.next(buf.data(), std::min(batch, count - out.size()));
+    EXPECT_NE(d.status(), Decoder::Status::kError) << d.error() << " at " << d.error_offset();
+    if (d.status() == Decoder::Status::kError) break;
+    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+    if (n == 0) {
+      if (block == blocks.size()) break;
+      d.feed(bytes.data() + off, blocks[block]);
+      off += blocks[block++];
+    }
+  }
+  EXPECT_TRUE(d.at_token_boundary());
+  return out;
+}
+
+// Events of a simulated quicksort on random keys: recursion shape and the
+// calls inside partition depend on the data, the call structure does not.
+std::vector<std::uint32_t> quicksort_calls(std::size_t keys, std::uint32_t seed) {
+  enum : std::uint32_t { kSort = 1, kPartition, kLess, kSwap, kPivot };
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> a(keys);
+  for (auto& x : a) x = rng();
+  std::vector<std::uint32_t> ev;
+  auto call = [&ev](std::uint32_t f) {
+    ev.push_back(f);
+    ev.push_back(0);
+  };
+  auto sort = [&](auto& self, std::ptrdiff_t lo, std::ptrdiff_t hi) -> void {
+    ev.push_back(kSort);
+    if (lo < hi) {
+      ev.push_back(kPartition);
+      call(kPivot);
+      const std::uint32_t p = a[static_cast<std::size_t>(hi)];
+      std::ptrdiff_t i = lo;
+      for (std::ptrdiff_t j = lo; j < hi; ++j) {
+        call(kLess);
+        if (a[static_cast<std::size_t>(j)] < p) {
+          call(kSwap);
+          std::swap(a[static_cast<std::size_t>(i++)], a[static_cast<std::size_t>(j)]);
+        }
+      }
+      call(kSwap);
+      std::swap(a[static_cast<std::size_t>(i)], a[static_cast<std::size_t>(hi)]);
+      ev.push_back(0);
+      self(self, lo, i - 1);
+      self(self, i + 1, hi);
+    }
+    ev.push_back(0);
+  };
+  sort(sort, 0, static_cast<std::ptrdiff_t>(keys) - 1);
+  return ev;
+}
+
+TEST(CodecV2, RoundTripBlockByBlock) {
+  for (std::uint32_t seed = 0; seed < 4; ++seed) {
+    const auto events = random_calls(200000, 5 + seed * 300, seed);
+    std::vector<std::size_t> blocks;
+    const auto bytes = encode_with<V2Encoder>(events, 512, &blocks);
+    ASSERT_GT(blocks.size(), 10u);  // many segments
+    for (const std::size_t batch : {1u, 7u, 65536u}) {
+      EXPECT_TRUE(decode_blocks(bytes, blocks, events.size(), batch) == events)
+          << "seed " << seed << " batch " << batch;
+    }
+  }
+}
+
+TEST(CodecV2, SegmentHeaderCountsItsEvents) {
+  const auto events = random_calls(50000, 40, 9);
+  std::vector<std::size_t> blocks;
+  const auto bytes = encode_with<V2Encoder>(events, 4096, &blocks);
+  std::size_t off = 0;
+  std::uint64_t total = 0;
+  for (const std::size_t b : blocks) {
+    ASSERT_GE(b, v2::kSegmentHeaderBytes + 5);
+    const std::uint32_t n = bytes[off] | bytes[off + 1] << 8 | bytes[off + 2] << 16 |
+                            static_cast<std::uint32_t>(bytes[off + 3]) << 24;
+    EXPECT_GT(n, 0u);
+    total += n;
+    off += b;
+  }
+  EXPECT_EQ(total, events.size());
+}
+
+// A sink whose owner flushes the encoder every `every` events (a
+// time-driven flush in the runtime): segments end inside matches.
+TEST(CodecV2, FlushInsideMatchesAndEmptyFlushes) {
+  std::vector<std::uint32_t> events;
+  for (int i = 0; i < 20000; ++i) {
+    for (const std::uint32_t x : {2u, 3u, 0u, 0u, 4u, 0u}) events.push_back(x);
+    if (i % 777 == 0) {
+      events.push_back(5 + static_cast<std::uint32_t>(i % 13));
+      events.push_back(0);
+    }
+  }
+  for (const std::size_t every : {1u, 2u, 5u, 1000u, 4099u}) {
+    VectorSink sink(1024);
+    V2Encoder enc(sink, sink.fresh());
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      enc.encode(events[i]);
+      if (i % every == 0) {
+        enc.flush();
+        enc.flush();  // nothing new: no empty segment
+      }
+    }
+    enc.finish();
+    sink.drain(enc.window());
+    EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 33) == events)
+        << "flush every " << every;
+  }
+}
+
+TEST(CodecV2, MatchesCrossTheMaximumLength) {
+  for (const std::size_t n : {std::size_t{v2::kMaxMatch} - 1, std::size_t{v2::kMaxMatch} + 1,
+                              2 * std::size_t{v2::kMaxMatch} + 3}) {
+    std::vector<std::uint32_t> v;
+    v.reserve(n + 16);
+    for (std::size_t i = 0; i < 8 + n; ++i) v.push_back(i % 2 ? 0 : 5);
+    v.push_back(9);
+    v.push_back(0);
+    std::vector<std::size_t> blocks;
+    const auto bytes = encode_with<V2Encoder>(v, 4096, &blocks);
+    EXPECT_TRUE(decode_blocks(bytes, blocks, v.size(), 1 << 16) == v) << n;
+    EXPECT_LT(bytes.size(), 200u) << n;
+  }
+}
+
+TEST(CodecV2, NoWorseThanCodec1OnAPeriodicLoop) {
+  std::vector<std::uint32_t> v{1};
+  for (int i = 0; i < 1000000; ++i) {
+    for (const std::uint32_t x : {2u, 3u, 0u, 0u, 4u, 0u}) v.push_back(x);
+  }
+  v.push_back(0);
+  const auto one = encode_with<parlot::codec::Encoder<VectorSink>>(v, 4096);
+  const auto two = encode_with<V2Encoder>(v, 4096);
+  EXPECT_LE(two.size(), one.size());
+}
+
+TEST(CodecV2, RanksLiteralsOfDataDependentCallsFarBelowCodec1) {
+  const auto v = quicksort_calls(200000, 3);
+  std::vector<std::size_t> blocks;
+  const auto two = encode_with<V2Encoder>(v, 1 << 18, &blocks);
+  const auto one = encode_with<parlot::codec::Encoder<VectorSink>>(v, 1 << 18);
+  EXPECT_TRUE(decode_blocks(two, blocks, v.size(), 4096) == v);
+  // The literals are (pivot, less, swap, exit) after a known caller and
+  // sibling: a rank of a few candidates, not a 16-bit word.
+  EXPECT_LT(two.size() * 2, one.size()) << "codec 1 " << one.size() << ", codec 2 " << two.size();
+}
+
+TEST(CodecV2, LargeAndNewIdsRoundTrip) {
+  std::vector<std::uint32_t> v;
+  std::mt19937 rng(5);
+  for (std::uint32_t i = 1; i <= 100000; ++i) {
+    v.push_back(i * 3);  // new IDs with gaps
+    v.push_back(0);
+    v.push_back(1 + rng() % (i * 3));  // an old one
+    v.push_back(0);
+  }
+  v.push_back(parlot::codec::kMaxValue);
+  v.push_back(0);
+  v.push_back(parlot::codec::kMaxValue - 1);
+  v.push_back(0);
+  std::vector<std::size_t> blocks;
+  const auto bytes = encode_with<V2Encoder>(v, 2048, &blocks);
+  EXPECT_TRUE(decode_blocks(bytes, blocks, v.size(), 100) == v);
+}
+
+TEST(CodecV2, CutSegmentIsAnErrorInsideTheInput) {
+  const auto events = random_calls(5000, 300, 4);
+  std::vector<std::size_t> blocks;
+  const auto bytes = encode_with<V2Encoder>(events, 1 << 16, &blocks);
+  ASSERT_EQ(blocks.size(), 1u);
+  for (const std::size_t keep :
+       {std::size_t{3}, std::size_t{8}, bytes.size() / 2, bytes.size() - 1}) {
+    Decoder d(Codec::kLzRank);
+    d.feed(bytes.data(), keep);
+    std::vector<std::uint32_t> out(events.size());
+    std::size_t total = 0;
+    while (d.status() == Decoder::Status::kOk && total < out.size()) {
+      total += d.next(out.data() + total, out.size() - total);
+    }
+    EXPECT_EQ(d.status(), Decoder::Status::kError) << keep;
+    EXPECT_LE(d.error_offset(), keep);
+    EXPECT_LT(total, events.size());
+  }
+}
+
+TEST(CodecV2, ZeroEventSegmentIsAnError) {
+  const std::uint8_t bytes[12] = {0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7};
+  Decoder d(Codec::kLzRank);
+  d.feed(bytes, sizeof bytes);
+  std::uint32_t out[8];
+  EXPECT_EQ(d.next(out, 8), 0u);
+  EXPECT_EQ(d.status(), Decoder::Status::kError);
+  EXPECT_EQ(d.error_offset(), 0u);
+}
+
+TEST(CodecV2, FlippedBitsNeverCrashAndStayIn31Bits) {
+  const auto events = quicksort_calls(3000, 8);
+  const auto good = encode_with<V2Encoder>(events, 1 << 16);
+  std::mt19937 rng(12);
+  for (int round = 0; round < 300; ++round) {
+    auto bytes = good;
+    for (int k = 0; k < 1 + round % 4; ++k) {
+      bytes[rng() % bytes.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    }
+    Decoder d(Codec::kLzRank);
+    d.feed(bytes.data(), bytes.size());
+    std::vector<std::uint32_t> out(4096);
+    for (int i = 0; i < 64; ++i) {
+      const std::size_t n = d.next(out.data(), out.size());
+      for (std::size_t j = 0; j < n; ++j) ASSERT_LE(out[j], parlot::codec::kMaxValue);
+      if (n == 0 || d.status() != Decoder::Status::kOk) break;
+    }
+    if (d.status() == Decoder::Status::kError) {
+      EXPECT_LE(d.error_offset(), bytes.size());
+    }
+  }
+}
+
+}  // namespace
