@@ -590,9 +590,50 @@ std::uint64_t monotonic_ns() {
 }
 
 // How long the finishing thread waits for threads still inside a hook, in
-// all (ns): a thread that has not left by then is frozen (stopped by a
-// debugger, stuck in I/O) and its file stays at its last complete block.
+// all (ns): a thread that has not left by then and is not waiting for a CPU
+// is frozen (stopped by a debugger, stuck in I/O) and its file stays at its
+// last complete block. A thread that is runnable (preempted on a loaded
+// machine) is waited for longer.
 constexpr std::uint64_t kBusyWaitNs = 100ull * 1000 * 1000;
+constexpr std::uint64_t kRunnableWaitNs = 3ull * 1000 * 1000 * 1000;
+
+// True when thread `tid` of this process is running or waiting for a CPU
+// (state R in /proc/self/task/<tid>/stat). Async-signal-safe.
+bool thread_runnable(std::uint64_t tid) {
+  char path[64];
+  TextBuilder p(path, sizeof path);
+  p.str("/proc/self/task/").u64(tid).str("/stat");
+  const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  // "pid (comm) S ...": the state follows the last ')'.
+  for (ssize_t i = n - 1; i > 0; --i) {
+    if (buf[i] == ')') return i + 2 < n && buf[i + 2] == 'R';
+  }
+  return false;
+}
+
+// Waits for thread trace `t` to leave its hook: 100 ms in all, up to 3 s
+// while it is runnable. Returns true when it left.
+bool wait_out_of_hook(const ThreadTrace* t, std::uint64_t start_ns) {
+  for (int spins = 0; t->busy.load(std::memory_order_acquire) != 0; ++spins) {
+    const std::uint64_t waited = monotonic_ns() - start_ns;
+    if (waited >= kBusyWaitNs &&
+        (waited >= kRunnableWaitNs || (spins % 64 == 0 && !thread_runnable(t->tid())))) {
+      return t->busy.load(std::memory_order_acquire) == 0;
+    }
+    if (spins < 1000) {
+      sched_yield();
+    } else {
+      const timespec pause{0, 100 * 1000};
+      nanosleep(&pause, nullptr);
+    }
+  }
+  return true;
+}
 // How long another thread that wants the process to end (a termination
 // signal's handler, _exit, exec) waits for a finish in progress (ns).
 constexpr std::uint64_t kFinishWaitNs = 10ull * 1000 * 1000 * 1000;
@@ -649,19 +690,14 @@ void finish_process(FinishReason reason) {
   }
   ThreadTrace* self = tls_thread_trace;
   const bool self_in_hook = current_thread_in_hook();
-  const std::uint64_t busy_deadline = monotonic_ns() + kBusyWaitNs;
+  const std::uint64_t wait_start = monotonic_ns();
   int left_cut = 0;
   for (ThreadTrace* t = g_registry; t != nullptr; t = t->next) {
-    // Another thread may be inside a hook: let it leave (bounded wait).
-    while (t != self && t->busy.load(std::memory_order_acquire) != 0 &&
-           monotonic_ns() < busy_deadline) {
-      sched_yield();
-    }
-    // A thread still inside a hook (frozen, or a fault in the tracer
-    // itself) has half-updated state: its file stays at its last complete
-    // block, which the reader reports as cut short. Never finished here.
-    if ((t == self && self_in_hook) ||
-        (t != self && t->busy.load(std::memory_order_acquire) != 0)) {
+    // Another thread may be inside a hook: let it leave (bounded wait). One
+    // still inside (frozen, or a fault in the tracer itself) has
+    // half-updated state: its file stays at its last complete block, which
+    // the reader reports as cut short. Never finished here.
+    if ((t == self && self_in_hook) || (t != self && !wait_out_of_hook(t, wait_start))) {
       if (!t->finished()) ++left_cut;
       continue;
     }

@@ -63,8 +63,9 @@ enum class FinishReason {
 /// program's atexit handlers), from _exit() and from the signal handlers;
 /// idempotent: a second caller waits for the first to be done. Asynchronous
 /// signals are blocked on the finishing thread meanwhile. A thread still
-/// inside a hook after a short wait (100 ms in all) is left as it is (its
-/// file ends at its last complete block); one thread's write failure does
+/// inside a hook after a short wait (100 ms in all; up to 3 s while it is
+/// runnable, i.e. only preempted) is left as it is (its file ends at its
+/// last complete block); one thread's write failure does
 /// not stop the others. With kSignal locks are only tried.
 void finish_process(FinishReason reason = FinishReason::kExit);
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -338,6 +339,54 @@ std::vector<Events> named_events(const ProcessTrace& process) {
            << expected;
   }
   return ::testing::AssertionSuccess();
+}
+
+std::vector<OracleLines> oracle_threads(const std::vector<std::string>& argv, RunOptions options) {
+  TempDir where;
+  options.env.push_back(std::string("LD_PRELOAD=") + PARLOT_ORACLE_PATH);
+  options.env.push_back("PARLOT_ORACLE_DIR=" + where.path().string());
+  run(argv, options);
+  std::vector<OracleLines> threads;
+  for (const auto& f : fs::directory_iterator(where.path())) {
+    std::ifstream in(f.path());
+    OracleLines lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    if (!lines.empty()) threads.push_back(std::move(lines));
+  }
+  std::sort(threads.begin(), threads.end());
+  return threads;
+}
+
+std::vector<OracleLines> parlot_threads_as_oracle(const fs::path& dir) {
+  std::vector<OracleLines> threads;
+  for (const auto& process : open_trace_directory(dir)) {
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      OracleLines lines;
+      for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
+        for (const std::uint32_t id : b) {
+          if (id == 0) {
+            lines.push_back("X");
+            continue;
+          }
+          const std::uint64_t address = process.function_addresses.at(id - 1);
+          std::string where = "?";
+          for (const auto& o : process.load_map) {
+            if (!o.contains(address)) continue;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "+%lx",
+                          static_cast<unsigned long>(address - o.load_bias));
+            where = fs::path(o.path).filename().string() + buf;
+            break;
+          }
+          lines.push_back("E " + where);
+        }
+      }
+      threads.push_back(std::move(lines));
+    }
+  }
+  std::sort(threads.begin(), threads.end());
+  return threads;
 }
 
 }  // namespace parlot::hardening

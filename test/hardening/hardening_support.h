@@ -108,4 +108,17 @@ std::vector<Events> named_events(const ProcessTrace& process);
 
 std::string slurp(const std::filesystem::path& p);
 
+/// One thread's events in the notation of the independent recorder
+/// (test/e2e/oracle_hooks.c): "E <object file name>+<hex offset>", "X".
+using OracleLines = std::vector<std::string>;
+
+/// Runs `argv` untraced under the oracle recorder (with `options`) and
+/// returns every thread's events, sorted (thread order is not defined).
+std::vector<OracleLines> oracle_threads(const std::vector<std::string>& argv,
+                                        RunOptions options = {});
+
+/// Every thread's events of every process in trace directory `dir`, in the
+/// oracle's notation, sorted.
+std::vector<OracleLines> parlot_threads_as_oracle(const std::filesystem::path& dir);
+
 }  // namespace parlot::hardening

@@ -1,7 +1,10 @@
 // Issue 8: the program comes first. Programs that manage their own file
 // descriptors, signal dispositions and exits behave exactly as untraced
 // (output, files, exit status, signal), and what can be saved of the trace
-// is saved: complete where the behaviour is defined (exact call trees), cut
+// is saved: complete where the behaviour is defined (exact call trees, and
+// event for event what the independent recorder test/e2e/oracle_hooks.c saw
+// where it can run: it holds stdio streams of its own, so not in programs
+// that close fds, cap them, fork, exec or die of a signal), cut
 // at a block boundary and reported where it cannot be (a frozen thread, a
 // file over RLIMIT_FSIZE). program_first.c says what each mode does.
 #include <signal.h>
@@ -93,6 +96,8 @@ TEST_P(ProgramFirst, TheProgramsFirstOpenReturnsThree) {
   const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 1u) << last_read.out;
   EXPECT_EQ(threads[0].body, tree_text("main{ work{leaf leaf leaf} }"));
+  EXPECT_EQ(parlot_threads_as_oracle(dir.path()),
+            oracle_threads({prog("program_first"), "first_fd"}));
 }
 
 // Case 4: RLIMIT_NOFILE 16 and 64 threads: every descriptor is the program's.
@@ -123,6 +128,9 @@ TEST_P(ProgramFirst, EveryFlagOfEverySignalBehavesAsUntraced) {
     const auto threads = trace_threads();
     ASSERT_EQ(threads.size(), 1u) << last_read.out;
     EXPECT_THAT(info(), Not(HasSubstr("events dropped")));
+    // Every handler call recorded, event for event as the independent recorder saw it.
+    EXPECT_EQ(parlot_threads_as_oracle(dir.path()),
+              oracle_threads({prog("program_first"), "flags", std::to_string(sig)}));
   }
 }
 
