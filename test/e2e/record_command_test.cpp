@@ -62,6 +62,17 @@ TEST(RecordCommand, CountsTheWholeProcessTreeAndOnlyIt) {
   EXPECT_THAT(r.err, HasSubstr("parlot: trace in " + dir.path().string() + "\n"));
 }
 
+TEST(RecordCommand, ScriptsThatStartInstrumentedPrograms) {
+  TempDir dir;
+  // The shell is not instrumented (no trace of its own); the two programs
+  // it starts are its children, so both count.
+  const std::string script = fixture() + " basic && " + fixture() + " basic";
+  const RunResult r = parlot({"record", "-d", dir.path().string(), "--", "sh", "-c", script});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "basic done\nbasic done\n");
+  EXPECT_THAT(r.err, HasSubstr("parlot: 2 processes, 6 threads, 52 events, "));
+}
+
 TEST(RecordCommand, ForwardsTheExitStatus) {
   TempDir dir;
   const RunResult r = parlot({"record", "-d", dir.path().string(), "--", fixture(), "exit"});
