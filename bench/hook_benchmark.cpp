@@ -3,13 +3,16 @@
 //   LD_PRELOAD=.../libparlotrt.so hook_benchmark     (Parlot; PARLOT_COMPRESS=0 for NC)
 // The difference per call is Parlot's cost per entry+exit pair (2 events).
 // BM_ExcludedCall measures the record filter: with
-// PARLOT_EXCLUDE=parlot_bench_excluded_leaf its hooks look the function up,
-// find it excluded and return; compare with the same case run bare.
+// PARLOT_EXCLUDE='parlot_bench_excluded_*' its hooks find the function is
+// the thread's last excluded one and return; BM_AlternatingExcludedCalls
+// alternates two excluded functions, so each call looks its function up in
+// the ID table. Compare with the same cases run bare.
 #include <benchmark/benchmark.h>
 
 extern "C" void parlot_bench_leaf(int x);
 extern "C" void parlot_bench_pair(int x);
 extern "C" void parlot_bench_excluded_leaf(int x);
+extern "C" void parlot_bench_excluded_other(int x);
 
 namespace {
 
@@ -34,6 +37,16 @@ void BM_ExcludedCall(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ExcludedCall);
+
+void BM_AlternatingExcludedCalls(benchmark::State& state) {
+  int i = 0;
+  for (auto _ : state) {
+    parlot_bench_excluded_leaf(i++);
+    parlot_bench_excluded_other(i++);
+  }
+  state.SetItemsProcessed(state.iterations() * 2);  // two instrumented calls
+}
+BENCHMARK(BM_AlternatingExcludedCalls);
 
 }  // namespace
 

@@ -17,3 +17,6 @@ NOINLINE void parlot_bench_pair(int x) {
 NOINLINE void parlot_bench_excluded_leaf(int x) {
   parlot_bench_sink = x;
 }
+NOINLINE void parlot_bench_excluded_other(int x) {
+  parlot_bench_sink = x + 1;
+}

@@ -35,12 +35,15 @@ hook_run() {
     parlot) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$work/hb") ;;
     parlot-nc) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$work/hb" PARLOT_COMPRESS=0) ;;
     parlot-discard) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$work/hb" PARLOT_DISCARD=1) ;;
+    # The record filter: BM_ExcludedCall's and BM_AlternatingExcludedCalls'
+    # callees are excluded, the rest recorded.
+    parlot-exclude) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$work/hb" PARLOT_EXCLUDE='parlot_bench_excluded_*') ;;
   esac
   rm -rf "$work/hb"
   env ${envs[@]+"${envs[@]}"} "$bin/hook_benchmark" --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null |
     awk -F, '/^"BM_/ { gsub(/"/, "", $1); print $1, $4 }'
 }
-configs=(noop parlot parlot-nc parlot-discard)
+configs=(noop parlot parlot-nc parlot-discard parlot-exclude)
 for r in $(seq "$rounds"); do
   for c in "${configs[@]}"; do
     hook_run "$c" | sed "s/^/$c /" >>"$work/hook.txt"
@@ -51,8 +54,10 @@ done
   echo
   echo "Median of $rounds rounds; configurations run in turn. Per call: BM_CallerWithTwoCallees is divided by its 3 instrumented calls. 'per event over no-op' = (Parlot - no-op) / 2."
   echo
-  echo "| benchmark | no-op | Parlot | Parlot-NC | compress to nowhere | Parlot per event over no-op |"
-  echo "|---|---|---|---|---|---|"
+  echo "'PARLOT_EXCLUDE' runs with PARLOT_EXCLUDE='parlot_bench_excluded_*': BM_ExcludedCall and BM_AlternatingExcludedCalls then measure excluded functions, the other rows recorded functions under an active filter."
+  echo
+  echo "| benchmark | no-op | Parlot | Parlot-NC | compress to nowhere | PARLOT_EXCLUDE | Parlot per event over no-op |"
+  echo "|---|---|---|---|---|---|---|"
   awk '
     { v[$2, $1] = v[$2, $1] " " $3; b[$2] = 1 }
     function med(s,    a, n, i, j, t) {
@@ -62,9 +67,9 @@ done
     }
     END {
       for (k in b) {
-        calls = k ~ /TwoCallees/ ? 3 : 1
+        calls = k ~ /TwoCallees/ ? 3 : k ~ /Alternating/ ? 2 : 1
         n = med(v[k, "noop"]) / calls; p = med(v[k, "parlot"]) / calls
-        printf "| %s (per call) | %.2f | %.2f | %.2f | %.2f | %.2f |\n", k, n, p, med(v[k, "parlot-nc"]) / calls, med(v[k, "parlot-discard"]) / calls, (p - n) / 2
+        printf "| %s (per call) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", k, n, p, med(v[k, "parlot-nc"]) / calls, med(v[k, "parlot-discard"]) / calls, med(v[k, "parlot-exclude"]) / calls, (p - n) / 2
       }
     }' "$work/hook.txt" | sort
   echo

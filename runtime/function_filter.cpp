@@ -252,6 +252,65 @@ void FunctionFilter::map_symbols(ObjectSymbols& o, const char* path) {
   o.string_bytes = strings.sh_size;
   o.file_bytes = bytes;
   o.file = file;
+  index_functions(o);
+}
+
+namespace {
+
+struct FunctionSymbol {
+  std::uint64_t address;  ///< st_value
+  std::uint32_t symbol;   ///< index in the symbol table
+};
+
+bool is_function(const Elf64_Sym& s) {
+  const unsigned type = ELF64_ST_TYPE(s.st_info);
+  return (type == STT_FUNC || type == STT_GNU_IFUNC) && s.st_shndx != SHN_UNDEF;
+}
+
+// In-place heap sort by address (no allocation, O(n log n) worst case).
+void sift_down(FunctionSymbol* a, std::size_t i, std::size_t n) {
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) return;
+    if (child + 1 < n && a[child + 1].address > a[child].address) ++child;
+    if (a[child].address <= a[i].address) return;
+    const FunctionSymbol t = a[i];
+    a[i] = a[child];
+    a[child] = t;
+    i = child;
+  }
+}
+
+void heap_sort(FunctionSymbol* a, std::size_t n) {
+  for (std::size_t i = n / 2; i-- > 0;) sift_down(a, i, n);
+  for (std::size_t end = n; end-- > 1;) {
+    const FunctionSymbol t = a[0];
+    a[0] = a[end];
+    a[end] = t;
+    sift_down(a, 0, end);
+  }
+}
+
+}  // namespace
+
+void FunctionFilter::index_functions(ObjectSymbols& o) {
+  o.by_address = nullptr;
+  o.function_count = 0;
+  const auto* syms = static_cast<const Elf64_Sym*>(o.symbols);
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < o.symbol_count; ++i) n += is_function(syms[i]) ? 1 : 0;
+  if (n == 0 || o.symbol_count > 0xffffffffu) return;
+  void* m = mmap(nullptr, n * sizeof(FunctionSymbol), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return;
+  auto* index = static_cast<FunctionSymbol*>(m);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < o.symbol_count; ++i) {
+    if (is_function(syms[i])) index[k++] = {syms[i].st_value, static_cast<std::uint32_t>(i)};
+  }
+  heap_sort(index, n);
+  o.by_address = index;
+  o.function_count = n;
 }
 
 const FunctionFilter::ObjectSymbols* FunctionFilter::symbols_of(const void* link_map,
@@ -269,13 +328,20 @@ const FunctionFilter::ObjectSymbols* FunctionFilter::symbols_of(const void* link
 
 const char* FunctionFilter::name_at(const ObjectSymbols& o, std::uintptr_t offset) {
   const auto* syms = static_cast<const Elf64_Sym*>(o.symbols);
-  for (std::size_t i = 0; i < o.symbol_count; ++i) {
-    const Elf64_Sym& s = syms[i];
-    const unsigned type = ELF64_ST_TYPE(s.st_info);
-    if (s.st_value != offset || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-        s.st_shndx == SHN_UNDEF || s.st_name >= o.string_bytes) {
-      continue;
+  const auto* index = static_cast<const FunctionSymbol*>(o.by_address);
+  // First entry at `offset` (binary search), then every symbol there.
+  std::size_t lo = 0, hi = o.function_count;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (index[mid].address < offset) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
     }
+  }
+  for (; lo < o.function_count && index[lo].address == offset; ++lo) {
+    const Elf64_Sym& s = syms[index[lo].symbol];
+    if (s.st_name >= o.string_bytes) continue;
     const char* name = o.strings + s.st_name;
     if (strnlen(name, o.string_bytes - s.st_name) < o.string_bytes - s.st_name) return name;
   }

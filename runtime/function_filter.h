@@ -21,7 +21,9 @@
 // patterns matches, and no exclude pattern matches. A function with no
 // symbol (a stripped object) has no name: only `dso:` patterns can match it.
 //
-// Cold path, but runs inside a hook: no malloc, no locks that a hook could
+// The symbol table of each object is mapped once and its function symbols
+// sorted by address once (heap sort into anonymous memory): a name costs a
+// binary search. Cold path, but runs inside a hook: no malloc, no locks that a hook could
 // wait on forever (a spin lock between threads classifying at the same time),
 // async-signal-safe calls only (_dl_find_object, open, fstat, mmap).
 #pragma once
@@ -73,11 +75,16 @@ class FunctionFilter {
     std::size_t symbol_count;
     const char* strings;
     std::size_t string_bytes;
+    /// The function symbols sorted by address (anonymous mmap), for a
+    /// binary search per lookup; nullptr: none.
+    const void* by_address;
+    std::size_t function_count;
   };
   static bool any_matches(const Pattern* patterns, std::size_t n, const char* path,
                           const char* name, const char* qualified);
   const ObjectSymbols* symbols_of(const void* link_map, const char* path);
   static void map_symbols(ObjectSymbols& o, const char* path);
+  static void index_functions(ObjectSymbols& o);
   static const char* name_at(const ObjectSymbols& o, std::uintptr_t offset);
 
   char storage_[2 * 2048 + 2] = {};

@@ -8,17 +8,24 @@
 #include <atomic>
 #include <cstdint>
 
+#include "hook_state.h"
 #include "process_trace.h"
 #include "signal_handlers.h"
-#include "user_api.h"
 
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::FunctionIds;
 using parlot::runtime::g_function_ids;
 using parlot::runtime::g_tracing_stopped;
 using parlot::runtime::recording_paused;
+using parlot::runtime::ThreadHookState;
 using parlot::runtime::ThreadTrace;
+using parlot::runtime::tls_hook_state;
 using parlot::runtime::tls_thread_trace;
+
+namespace parlot::runtime {
+constinit thread_local ThreadHookState tls_hook_state __attribute__((tls_model("initial-exec")));
+std::atomic<int> g_pause_all_depth{0};
+}  // namespace parlot::runtime
 
 namespace {
 
@@ -82,6 +89,9 @@ extern "C" {
 [[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void __cyg_profile_func_enter(
     void* fn, void* call_site) {
   // The hook's CFA is the instrumented function's stack pointer at the call.
+  const auto f = reinterpret_cast<std::uintptr_t>(fn);
+  if (f == tls_hook_state.last_excluded) [[unlikely]]
+    return;  // the record filter's last excluded function: one compare
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
   if (recording_paused()) [[unlikely]]
     return;  // parlot_pause(), parlot_pause_all()
@@ -92,10 +102,11 @@ extern "C" {
   }
   // The ID lookup of a function already seen is read-only: it comes before
   // the busy flag, so a function the record filter excludes costs only this.
-  const auto f = reinterpret_cast<std::uintptr_t>(fn);
   const std::uint32_t seen = g_function_ids.find(f);
-  if (seen == FunctionIds::kExcluded) [[unlikely]]
+  if (seen == FunctionIds::kExcluded) [[unlikely]] {
+    tls_hook_state.last_excluded = f;
     return;
+  }
   if (!begin_hook(t)) return;
   if (t->resync_pending) [[unlikely]]
     resync_with_real_stack(t);
@@ -104,13 +115,20 @@ extern "C" {
     t->on_enter(f, reinterpret_cast<std::uintptr_t>(call_site), sp, id);
   } else if (id == 0) {
     ++t->dropped_events;  // function table full (PARLOT_MAX_FUNCTIONS)
-  }  // else excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE: its callees nest under its caller
+  } else {
+    // Excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE at first sight: its callees
+    // nest under its caller.
+    tls_hook_state.last_excluded = f;
+  }
   end_hook(t);
 }
 
 /// Exit hook: records an exit event (ID 0) for the frame of `fn`.
 [[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void __cyg_profile_func_exit(
     void* fn, void* call_site) {
+  const auto f = reinterpret_cast<std::uintptr_t>(fn);
+  if (f == tls_hook_state.last_excluded) [[unlikely]]
+    return;
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
   // gcc -O2 may restore the frame and then jump to this hook: its return
   // address is then the function's own, and `sp` is the function's CFA.
@@ -120,9 +138,11 @@ extern "C" {
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]]
     return;  // no entry was recorded on this thread
-  const auto f = reinterpret_cast<std::uintptr_t>(fn);
   // With a record filter, an excluded function (never pushed) returns here.
-  if (g_function_ids.filtering() && g_function_ids.is_excluded(f)) return;
+  if (g_function_ids.filtering() && g_function_ids.is_excluded(f)) {
+    tls_hook_state.last_excluded = f;
+    return;
+  }
   if (!begin_hook(t)) return;
   t->on_exit(f, sp, at_cfa);
   end_hook(t);

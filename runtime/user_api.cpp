@@ -1,31 +1,23 @@
 // The runtime's definitions of the user API (include/parlot/parlot.h). They
 // take the place of libparlot-api.so's no-op stubs when the runtime is
 // loaded first (LD_PRELOAD, or linked before the stub library).
-#include "user_api.h"
-
 #include <cerrno>
 
+#include "hook_state.h"
 #include "parlot/parlot.h"
 #include "process_trace.h"
 
-namespace parlot::runtime {
-
-constinit thread_local int tls_pause_depth __attribute__((tls_model("initial-exec"))) = 0;
-std::atomic<int> g_pause_all_depth{0};
-
-}  // namespace parlot::runtime
-
 using parlot::runtime::g_pause_all_depth;
-using parlot::runtime::tls_pause_depth;
+using parlot::runtime::tls_hook_state;
 
 #define PARLOT_API extern "C" [[gnu::visibility("default"), gnu::no_instrument_function]]
 
 PARLOT_API void parlot_pause(void) {
-  ++tls_pause_depth;
+  ++tls_hook_state.pause_depth;
 }
 
 PARLOT_API void parlot_resume(void) {
-  if (tls_pause_depth > 0) --tls_pause_depth;
+  if (tls_hook_state.pause_depth > 0) --tls_hook_state.pause_depth;
 }
 
 PARLOT_API void parlot_pause_all(void) {

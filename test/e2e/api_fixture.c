@@ -7,6 +7,8 @@
  *              main resumes and calls visible
  *   flush N    N calls of visible, parlot_flush(), then SIGKILL to itself
  *   noflush N  the same without parlot_flush()
+ *   sleep      main -> visible, then 10 s asleep outside any hook, then
+ *              visible (a target for signals)
  * Prints "tracing=<parlot_is_tracing()>" first.
  */
 #include <pthread.h>
@@ -62,6 +64,10 @@ int main(int argc, char** argv) {
     hidden(2);
     parlot_resume_all();
     visible(3);
+  } else if (strcmp(mode, "sleep") == 0) {
+    visible(1);
+    sleep(10);
+    visible(2);
   } else if (strcmp(mode, "flush") == 0 || strcmp(mode, "noflush") == 0) {
     const int n = argc > 2 ? atoi(argv[2]) : 1000;
     for (int i = 0; i < n; ++i) visible(i);

@@ -62,6 +62,17 @@ TEST(RecordCommand, CountsTheWholeProcessTreeAndOnlyIt) {
   EXPECT_THAT(r.err, HasSubstr("parlot: trace in " + dir.path().string() + "\n"));
 }
 
+TEST(RecordCommand, ScriptsThatStartInstrumentedPrograms) {
+  TempDir dir;
+  // The shell is not instrumented (no trace of its own); the two programs
+  // it starts are its children, so both count.
+  const std::string script = fixture() + " basic && " + fixture() + " basic";
+  const RunResult r = parlot({"record", "-d", dir.path().string(), "--", "sh", "-c", script});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "basic done\nbasic done\n");
+  EXPECT_THAT(r.err, HasSubstr("parlot: 2 processes, 6 threads, 52 events, "));
+}
+
 TEST(RecordCommand, ForwardsTheExitStatus) {
   TempDir dir;
   const RunResult r = parlot({"record", "-d", dir.path().string(), "--", fixture(), "exit"});
@@ -81,11 +92,14 @@ TEST(RecordCommand, DiesOfTheProgramsSignal) {
 
 TEST(RecordCommand, ForwardsSignalsSentToIt) {
   TempDir dir;
-  // `slow` runs 300 ms; parlot gets SIGTERM after 100 ms and must pass it
-  // on: the program dies of it (its trace complete), then parlot does.
-  const std::string script = std::string(PARLOT_FRONTEND_PATH) + " record -d " +
-                             dir.path().string() + " -- " + fixture() +
-                             " slow & p=$!; sleep 0.1; kill -TERM $p; wait $p; echo status=$?";
+  // The program sleeps 10 s once its trace has started (its thread file
+  // exists); parlot gets SIGTERM and must pass it on: the program dies of
+  // it, its trace complete, then parlot dies of it too, long before 10 s.
+  const std::string d = dir.path().string();
+  const std::string script = std::string(PARLOT_FRONTEND_PATH) + " record -d " + d + " -- " +
+                             PARLOT_API_FIXTURE + " sleep & p=$!; until ls " + d +
+                             "/pid-*/thread-* >/dev/null 2>&1; do sleep 0.01; done; sleep 0.05; "
+                             "kill -TERM $p; wait $p; echo status=$?";
   const RunResult r = run({"sh", "-c", script});
   EXPECT_THAT(r.out, HasSubstr("status=143")) << r.err;
   EXPECT_THAT(r.err, HasSubstr("parlot: 1 process, 1 thread, "));

@@ -146,3 +146,25 @@ TEST(RecordFiltersCpp, QualifiedNamesExcludeConstructorsAndDestructors) {
 
 }  // namespace
 }  // namespace parlot::e2e
+
+namespace parlot::e2e {
+namespace {
+
+// 70,000 functions f00000..f69999 called once each (main -> f...): names
+// come from a sorted index of the symbol table, so a name filter stays
+// cheap; excluding f1???? removes exactly 10,000 functions.
+TEST(RecordFiltersMany, TenThousandOfSeventyThousandFunctionsExcluded) {
+  const std::string program = examples_dir() + "/many_functions";
+  TempDir dir;
+  const RunResult r = run_traced({program}, dir.path(), {"PARLOT_EXCLUDE=f1????"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto processes = open_trace_directory(dir.path());
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].function_addresses.size(), 60001u);  // main + 60,000
+  ThreadEventReader reader(processes[0].thread_files.at(0));
+  ASSERT_TRUE(reader.summary().trailer.has_value());
+  EXPECT_EQ(reader.summary().trailer->events, 2u * 60001u);
+}
+
+}  // namespace
+}  // namespace parlot::e2e

@@ -131,6 +131,22 @@ TEST(UserApi, FlushPutsTheEventsOnDiskBeforeAKill) {
   }
 }
 
+TEST(UserApi, TheExampleTracesOnlyItsComputation) {
+  TempDir dir;
+  const std::string program = examples_dir() + "/user_api";
+  const RunResult r =
+      run({PARLOT_FRONTEND_PATH, "record", "-d", dir.path().string(), "--", program, "10"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(traced 1, flush 0)"));
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  EXPECT_THAT(t.out, HasSubstr("main() {\n  compute() {\n    step();\n"));
+  EXPECT_THAT(t.out, HasSubstr("  report();\n} /* main() */\n"));
+  EXPECT_THAT(t.out, ::testing::Not(HasSubstr("fill_table")));
+  EXPECT_THAT(t.out, ::testing::Not(HasSubstr("scramble")));
+  EXPECT_THAT(run({program, "10"}).out, HasSubstr("(traced 0, flush -1)"));
+}
+
 TEST(UserApi, TheStubRunsUntraced) {
   const RunResult r = run({PARLOT_API_FIXTURE, "pause"});
   EXPECT_EQ(r.exit_status, 0) << r.err;
