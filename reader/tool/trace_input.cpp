@@ -44,7 +44,12 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
       tracker_(function_count, file),
       filter_(functions.keep, max_depth),
       functions_(functions),
-      filtering_(filtering) {}
+      filtering_(filtering) {
+  const auto& trailer = reader_.summary().trailer;
+  if (trailer && trailer->closed_at_end <= trailer->events) {
+    program_events_ = trailer->events - trailer->closed_at_end;
+  }
+}
 
 TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
   const analysis::FunctionMatcher matcher(o.filter);

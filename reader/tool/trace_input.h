@@ -43,7 +43,10 @@ struct ProcessFunctions {
   static analysis::FunctionKey unknown_key(std::uint32_t id);
 };
 
-/// One thread's events, decoded, call-tracked and filtered.
+/// One thread's events, decoded, call-tracked and filtered. The stream ends
+/// before the exits the runtime added at the end for frames still open
+/// (trailer "frames closed at the end": a SIGTERM'd or exiting thread), so
+/// the analyses see the calls that were open when the program stopped.
 class ThreadStream : public analysis::EventSource {
  public:
   ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
@@ -64,6 +67,8 @@ class ThreadStream : public analysis::EventSource {
         pos_ = 0;
         if (batch_.empty()) return false;
       }
+      if (consumed_ == program_events_) return false;
+      ++consumed_;
       c = tracker_.push(batch_[pos_++]);
       if (!filtering_ || filter_.push(c, c)) return true;
     }
@@ -78,6 +83,8 @@ class ThreadStream : public analysis::EventSource {
   bool filtering_;
   std::span<const std::uint32_t> batch_;
   std::size_t pos_ = 0;
+  std::uint64_t consumed_ = 0;                        // raw events taken from the file
+  std::uint64_t program_events_ = ~std::uint64_t{0};  // events before the closing exits
 };
 
 class TraceInput {

@@ -149,5 +149,39 @@ TEST_F(AnalysisViews, DiffOfTwoRunsIsIdenticalAndOfTwoThreadsIsNot) {
               HasSubstr("call stack there: sort_worker quicksort partition median_of_three\n"));
 }
 
+// A job stopped by SIGTERM: the runtime closes the frames still open with
+// exits of its own (trailer "frames closed at the end"); stacks and classes
+// --by stack must show the calls that were open, not an empty stack.
+TEST(AnalysisStopped, StacksOfASigtermedRunShowTheOpenCalls) {
+  test::TempDir tmp;
+  const fs::path dir = tmp.path() / "stopped";
+  int status = -1;
+  run("PARLOT_DIR='" + dir.string() +
+          "' PARLOT_QUIET=1 LD_PRELOAD='" PARLOT_RUNTIME_PATH
+          "' timeout -s TERM 1 '" PARLOT_EXAMPLES_DIR
+          "/quicksort_threads' 40000000 4 >/dev/null 2>&1",
+      &status);
+  ASSERT_EQ(status, 124) << "quicksort_threads 40000000 4 finished within 1 s";
+  const auto processes = open_trace_directory(dir);
+  ASSERT_EQ(processes.size(), 1u);
+  std::uint64_t open_frames = 0;
+  for (const auto& f : processes[0].thread_files) {
+    ThreadEventReader reader(f);
+    ASSERT_TRUE(reader.summary().trailer);
+    open_frames += reader.summary().trailer->closed_at_end;
+  }
+  ASSERT_GT(open_frames, 0u);
+  const std::string out = read_tool("stacks '" + dir.string() + "'", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_THAT(out, HasSubstr("\n  main [1 thread: process 0]\n")) << out;
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("(no open call: process 0)"))) << out;
+  // Stopped before the workers started: one line per open frame of main.
+  if (processes[0].thread_files.size() == 1) {
+    std::size_t lines = 0;
+    for (const char c : out) lines += c == '\n' ? 1 : 0;
+    EXPECT_EQ(lines, 1 + open_frames) << out;
+  }
+}
+
 }  // namespace
 }  // namespace parlot

@@ -268,7 +268,7 @@ TEST_F(ReaderSanity, CompressedAndRawRunsDecodeToIdenticalThreadStreams) {
 
 TEST_F(ReaderSanity, ToolReadsTheIntactTrace) {
   const fs::path dir = trace(kLz4k);
-  for (const std::string cmd : {"info", "trace", "stats"}) {
+  for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"}) {
     const RunResult r = run_program({read_tool_path(), cmd, dir.string()}, {}, 20);
     EXPECT_TRUE(r.exited) << cmd << " signal " << r.signal << (r.timed_out ? " (timeout)" : "");
     EXPECT_EQ(r.exit_status, 0) << cmd << "\n" << r.err;
@@ -1618,7 +1618,8 @@ TEST_F(ParlotReadTool, TruncatedThreadFile) {
   const fs::path file = thread_files(dir)[0];
   const auto offsets = block_offsets(read_bytes(file));
   fs::resize_file(file, offsets[2] + 100);  // inside the third block
-  for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, file);
+  for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"})
+    expect_failure(cmd, dir, file);
   {
     const RunResult r =
         run_program({read_tool_path(), "trace", "--format", "jsonl", dir.string()}, tool_env(), 20);
@@ -1628,7 +1629,8 @@ TEST_F(ParlotReadTool, TruncatedThreadFile) {
                                  std::to_string(offsets[2]) + ": block payload cut short"));
   }
   fs::resize_file(file, 40);  // inside the header
-  for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, file);
+  for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"})
+    expect_failure(cmd, dir, file);
 }
 
 TEST_F(ParlotReadTool, CorruptedThreadFile) {
@@ -1638,7 +1640,8 @@ TEST_F(ParlotReadTool, CorruptedThreadFile) {
   const auto offsets = block_offsets(b);
   patch<std::uint32_t>(b, offsets[1], 0xdeadbeefu);  // block magic
   write_bytes(file, b);
-  for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, file);
+  for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"})
+    expect_failure(cmd, dir, file);
   // Payload corruption (a zero-elimination group cut short at a block's
   // end) is found only by the commands that decode.
   b = read_bytes(thread_files(trace(kLz4k))[1]);
@@ -1653,14 +1656,16 @@ TEST_F(ParlotReadTool, CorruptedThreadFile) {
   b[bitmap_at] = 0xff;  // promises 8 bytes the block does not hold
   write_bytes(file, b);
   ASSERT_EQ(read_thread_file(file).kind, Kind::kFormatError);
-  for (const std::string cmd : {"trace", "stats"}) expect_failure(cmd, dir, file);
+  for (const std::string cmd : {"trace", "stats", "loops", "classes", "stacks"})
+    expect_failure(cmd, dir, file);
   // A stream that does not nest.
   const fs::path dir2 = copy_of(kRaw, "unnested");
   const fs::path file2 = thread_files(dir2)[0];
   auto r = read_bytes(file2);
   patch<std::uint16_t>(r, kHeader + kBlockHeader, 0);  // first event: an exit
   write_bytes(file2, r);
-  for (const std::string cmd : {"trace", "stats"}) expect_failure(cmd, dir2, file2);
+  for (const std::string cmd : {"trace", "stats", "loops", "classes", "stacks"})
+    expect_failure(cmd, dir2, file2);
 }
 
 TEST_F(ParlotReadTool, CorruptedMetadataFiles) {
@@ -1682,7 +1687,8 @@ TEST_F(ParlotReadTool, CorruptedMetadataFiles) {
     auto b = read_bytes(dir / c.file);
     c.damage(b);
     write_bytes(dir / c.file, b);
-    for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, dir / c.file);
+    for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"})
+      expect_failure(cmd, dir, dir / c.file);
   }
 }
 
@@ -1698,7 +1704,7 @@ TEST_F(ParlotReadTool, RandomlyCorruptedThreadFilesNeverKillTheTool) {
     const ReadOutcome o = read_thread_file(file, true, kFixtureFunctions);
     // The tool fails on an error and on a file cut short (damage).
     const bool bad = o.kind != Kind::kOk || !o.summary->trailer;
-    for (const std::string cmd : {"trace", "stats"}) {
+    for (const std::string cmd : {"trace", "stats", "loops", "classes", "stacks"}) {
       const RunResult r = run_program({read_tool_path(), cmd, dir.string()}, tool_env(), 20);
       EXPECT_FALSE(r.timed_out) << cmd << " trial " << i;
       EXPECT_FALSE(r.signaled) << cmd << " trial " << i << " signal " << r.signal << "\n" << r.err;
@@ -1773,7 +1779,7 @@ TEST_F(ParlotReadTool, MissingThreadFileIsNamedAndExitsOne) {
   const fs::path dir = copy_of(kLz, "missing-thread");
   const fs::path gone = thread_files(dir)[1];
   fs::remove(gone);
-  for (const std::string cmd : {"info", "trace", "stats"}) {
+  for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"}) {
     expect_failure(cmd, dir, dir / "thread-1-*.trace");
   }
   const RunResult r = run_program({read_tool_path(), "trace", dir.string()}, tool_env(), 20);
@@ -1799,7 +1805,8 @@ TEST_F(ParlotReadTool, NonRegularThreadFileIsNamedAndExitsOne) {
     } else {
       fs::create_symlink(dir / "nowhere", file);
     }
-    for (const std::string cmd : {"info", "trace", "stats"}) expect_failure(cmd, dir, file);
+    for (const std::string cmd : {"info", "trace", "stats", "loops", "classes", "stacks"})
+      expect_failure(cmd, dir, file);
     const RunResult r = run_program({read_tool_path(), "stats", dir.string()}, tool_env(), 20);
     EXPECT_THAT(r.err, HasSubstr(file.string() + ": offset 0: thread file is not a regular file"));
     EXPECT_THAT(r.out, HasSubstr("main"));  // thread #0 still counted
