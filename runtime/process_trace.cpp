@@ -423,7 +423,8 @@ ThreadTrace* attach_current_thread() {
     int err = 0;
     t = ThreadTrace::create(g_dir_fd, g_next_thread_index.fetch_add(1), g_config.compress,
                             g_config.buffer_bytes, g_config.max_depth,
-                            std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard, err);
+                            std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard,
+                            static_cast<std::uint32_t>(g_config.clock_events), err);
     if (t != nullptr) {
       link_trace(t);
     } else {
