@@ -503,7 +503,8 @@ ThreadTrace* attach_current_thread() {
                                              : format::Codec::kLzRank;
     t = ThreadTrace::create(g_process_dir, g_next_thread_index.fetch_add(1), codec,
                             g_config.buffer_bytes, g_config.stack_frames,
-                            std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard, err);
+                            std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard,
+                            static_cast<std::uint32_t>(g_config.clock_events), err);
     if (t != nullptr) {
       t->set_record_depth(g_config.record_depth);
       link_trace(t);

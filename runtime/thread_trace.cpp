@@ -27,8 +27,18 @@ std::uint64_t clock_ns(clockid_t clock) {
 std::uint64_t realtime_ns() {
   return clock_ns(CLOCK_REALTIME);
 }
-std::uint64_t coarse_ns() {
-  return clock_ns(CLOCK_MONOTONIC_COARSE);
+std::uint64_t monotonic_ns() {
+  return clock_ns(CLOCK_MONOTONIC);
+}
+
+// LEB128 varint, at most 10 bytes.
+std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<std::uint8_t>(v);
+  return p;
 }
 
 void* map_anonymous(std::size_t bytes) {
@@ -43,7 +53,8 @@ constexpr std::size_t kHeader = sizeof(format::BlockHeader);
 
 ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, format::Codec codec,
                                  std::size_t buffer_bytes, std::size_t max_depth,
-                                 std::uint64_t flush_interval_ns, bool discard, int& error) {
+                                 std::uint64_t flush_interval_ns, bool discard,
+                                 std::uint32_t clock_events, int& error) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t object = (sizeof(ThreadTrace) + 63) & ~std::size_t{63};
   const std::size_t block = kHeader + buffer_bytes;
@@ -78,6 +89,9 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   t->codec_ = codec;
   t->discard_ = discard;
   t->flush_interval_ns_ = flush_interval_ns;
+  t->clock_events_ = clock_events;
+  t->countdown_period_ =
+      clock_events != 0 && clock_events < kFlushCheckEvents ? clock_events : kFlushCheckEvents;
   t->reset_stream();
   error = t->open_file(dir, thread_index);
   if (error != 0) {
@@ -117,14 +131,28 @@ void ThreadTrace::reset_stream() {
   events_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
-  flush_countdown_ = kFlushCheckEvents;
-  last_flush_ns_ = coarse_ns();
+  flush_countdown_ = countdown_period_;
+  flush_check_left_ = kFlushCheckEvents;
+  last_flush_ns_ = monotonic_ns();
+  side_used_ = sizeof(format::BlockHeader);
+  side_record_ = 0;
+  if (clock_events_ != 0) add_clock_sample(0, last_flush_ns_);
 }
 
-void ThreadTrace::flush_if_due() {
-  flush_countdown_ = kFlushCheckEvents;
+void ThreadTrace::on_countdown() {
+  flush_countdown_ = countdown_period_;
+  const std::uint64_t now = monotonic_ns();  // vDSO: no system call
+  if (clock_events_ != 0) add_clock_sample(events_ - 1, now);
+  if (flush_check_left_ > countdown_period_) {
+    flush_check_left_ -= countdown_period_;
+    return;
+  }
+  flush_check_left_ = kFlushCheckEvents;
+  flush_if_due(now);
+}
+
+void ThreadTrace::flush_if_due(std::uint64_t now) {
   if (flush_interval_ns_ == 0) return;
-  const std::uint64_t now = coarse_ns();
   if (now - last_flush_ns_ < flush_interval_ns_) return;
   write_encoded();
 }
@@ -147,6 +175,52 @@ codec::OutputWindow& ThreadTrace::encoder_window() {
       break;
   }
   return rank_encoder().window();
+}
+
+void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
+  constexpr std::size_t kMaxPair = 20;  // two varints
+  constexpr std::size_t kRecordStart = sizeof(format::AuxRecordHeader) + sizeof(std::uint64_t);
+  if (side_record_ != 0) {
+    const std::size_t data = side_used_ - side_record_ - sizeof(format::AuxRecordHeader);
+    if (side_used_ + kMaxPair > kSideBytes || data + kMaxPair > 0xffff) {
+      write_side_records();
+    }
+  }
+  if (side_record_ == 0) {
+    if (side_used_ + kRecordStart > kSideBytes) write_side_records();
+    side_record_ = side_used_;
+    format::AuxRecordHeader h{};
+    h.kind = static_cast<std::uint8_t>(format::AuxKind::kClockSamples);
+    h.data_bytes = sizeof(std::uint64_t);
+    h.event_index = index;
+    std::memcpy(side_ + side_used_, &h, sizeof h);
+    std::memcpy(side_ + side_used_ + sizeof h, &now, sizeof now);
+    side_used_ += kRecordStart;
+  } else {
+    // Indices and times never go back; clamp in case a caller raced one.
+    const std::uint64_t di = index > last_sample_index_ ? index - last_sample_index_ : 0;
+    const std::uint64_t dt = now > last_sample_ns_ ? now - last_sample_ns_ : 0;
+    std::uint8_t* p = put_varint(side_ + side_used_, di);
+    p = put_varint(p, dt);
+    const auto n = static_cast<std::size_t>(p - (side_ + side_used_));
+    side_used_ += n;
+    std::uint16_t data_bytes;
+    std::memcpy(&data_bytes, side_ + side_record_ + 2, sizeof data_bytes);
+    data_bytes = static_cast<std::uint16_t>(data_bytes + n);
+    std::memcpy(side_ + side_record_ + 2, &data_bytes, sizeof data_bytes);
+  }
+  if (index > last_sample_index_) last_sample_index_ = index;
+  if (now > last_sample_ns_) last_sample_ns_ = now;
+}
+
+void ThreadTrace::write_side_records() {
+  const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
+  side_used_ = sizeof(format::BlockHeader);
+  side_record_ = 0;
+  if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
+  format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(payload), sequence_++};
+  std::memcpy(side_, &h, sizeof h);
+  if (append(side_, sizeof h + payload) != 0) report_thread_failure(*this);
 }
 
 int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
@@ -184,7 +258,8 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   std::uint8_t* payload = block_ + kHeader;
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
-  last_flush_ns_ = coarse_ns();
+  last_flush_ns_ = monotonic_ns();
+  if (clock_events_ != 0) add_clock_sample(events_, last_flush_ns_);
   if (n == 0 || finished_ || write_error_ != 0) return;
   if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
@@ -194,6 +269,7 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
     report_thread_failure(*this);
     return;
   }
+  write_side_records();
   // The names of what was just written must survive a crash too.
   flush_process_metadata();
 }
@@ -216,6 +292,10 @@ int ThreadTrace::finish() {
     drain(*w);
     n = 0;
   }
+  // The last clock sample (end of the stream) and the side records still
+  // buffered go out before the final block.
+  if (clock_events_ != 0) add_clock_sample(events_, monotonic_ns());
+  write_side_records();
   if (discard_) n = 0;  // PARLOT_DISCARD: the final block holds only the count
   std::memmove(payload + count, payload, n);
   std::memcpy(payload, &events_, count);

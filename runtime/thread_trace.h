@@ -30,10 +30,12 @@ class ThreadTrace {
   /// `codec`: how its event stream is encoded (only that encoder is built).
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
   /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
-  /// benchmarks). Cold path: mmap, open, write.
+  /// benchmarks). `clock_events`: a clock sample every this many events
+  /// (0 = none; PARLOT_CLOCK_EVENTS). Cold path: mmap, open, write.
   static ThreadTrace* create(const char* dir, std::uint64_t thread_index, format::Codec codec,
                              std::size_t buffer_bytes, std::size_t max_depth,
-                             std::uint64_t flush_interval_ns, bool discard, int& error);
+                             std::uint64_t flush_interval_ns, bool discard,
+                             std::uint32_t clock_events, int& error);
 
   /// Unmaps a trace created by create(). Does not write anything.
   static void destroy(ThreadTrace* t);
@@ -160,20 +162,30 @@ class ThreadTrace {
   int append(const void* data, std::size_t n);
   void reset_stream();
   // Writes the complete part of the buffer when the flush interval passed.
-  void flush_if_due();
+  void flush_if_due(std::uint64_t now_ns);
   // Writes what the encoder has produced so far as a block (codec 2 ends
   // its coder segment first, so the block decodes on its own).
   void write_encoded();
+  // Every countdown_period_ events: a clock sample and/or the flush check.
+  [[gnu::noinline]] void on_countdown();
+  // Appends a clock sample (event index, CLOCK_MONOTONIC ns) to the side
+  // records; writes them out when their buffer is full.
+  void add_clock_sample(std::uint64_t event_index, std::uint64_t now_ns);
+  // Writes the buffered side records as one PAUX block.
+  void write_side_records();
 
   /// Events between two looks at the clock for the flush interval.
   static constexpr std::uint32_t kFlushCheckEvents = 16384;
+  /// Side-record buffer: block header, then records.
+  static constexpr std::size_t kSideBytes = 4096;
 
   // Appends one event to the stream. Entries go through Emitter::emit_enter,
-  // which also counts IDs that take two raw words.
+  // which also counts IDs that take two raw words. The countdown is the
+  // only per-event cost of clock samples and flush checks.
   [[gnu::always_inline]] inline void put(std::uint32_t v) {
     ++events_;
     if (--flush_countdown_ == 0) [[unlikely]]
-      flush_if_due();
+      on_countdown();
     if (codec_ == format::Codec::kLzRank) [[likely]] {
       rank_encoder().encode(v);
     } else if (codec_ == format::Codec::kLzZe) {
@@ -199,6 +211,9 @@ class ThreadTrace {
   std::uint64_t sequence_ = 0;
   std::uint64_t closed_at_end_ = 0;
   std::uint32_t flush_countdown_ = kFlushCheckEvents;
+  std::uint32_t countdown_period_ = kFlushCheckEvents;  // events between on_countdown calls
+  std::uint32_t clock_events_ = 0;                      // 0 = no clock samples
+  std::uint32_t flush_check_left_ = kFlushCheckEvents;  // events until the next flush check
   std::uint64_t flush_interval_ns_ = 0;
   std::uint64_t last_flush_ns_ = 0;
   bool finished_ = true;
@@ -215,6 +230,12 @@ class ThreadTrace {
   static constexpr std::size_t kEncoderBytes =
       std::max({sizeof(LzEncoder), sizeof(RawEncoder), sizeof(RankEncoder)});
   alignas(LzEncoder) alignas(RawEncoder) alignas(RankEncoder) unsigned char encoder_[kEncoderBytes];
+  // Side records (docs/FORMAT.md "Version 2"): one open clock-sample record.
+  std::size_t side_used_ = 0;    // bytes of side_ used, block header included
+  std::size_t side_record_ = 0;  // offset of the open record's header, 0 = none
+  std::uint64_t last_sample_index_ = 0;
+  std::uint64_t last_sample_ns_ = 0;
+  alignas(8) std::uint8_t side_[kSideBytes];
   char path_[1280] = "";
 
  public:

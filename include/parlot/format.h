@@ -11,9 +11,13 @@
 
 namespace parlot::format {
 
-/// Version of the whole directory layout and of every file in it. A reader
-/// refuses any other version with an error naming the file.
-inline constexpr std::uint16_t kVersion = 1;
+/// Version the runtime writes in thread trace and function table headers.
+/// Version 2 adds side-record blocks (kAuxBlockMagic) to thread files,
+/// nothing else. A reader accepts kOldestVersion..kVersion and refuses
+/// others with an error naming the file.
+inline constexpr std::uint16_t kVersion = 2;
+/// Oldest binary version readers still read (version 1: no side records).
+inline constexpr std::uint16_t kOldestVersion = 1;
 
 // ---- Per-thread trace file: "thread-<tid>.trace" ---------------------------
 
@@ -56,6 +60,31 @@ inline constexpr std::uint32_t kBlockMagic = 0x4b4c4250u;
 inline constexpr std::uint32_t kFinalBlockMagic = 0x4e494650u;
 /// Magic of the trailer block: "PEND".
 inline constexpr std::uint32_t kTrailerMagic = 0x444e4550u;
+/// Magic of a side-record block: "PAUX" (version 2). Its payload holds
+/// out-of-band records (AuxRecordHeader + data), not events; data blocks and
+/// side-record blocks share one sequence. Readers skip kinds they do not know.
+inline constexpr std::uint32_t kAuxBlockMagic = 0x58554150u;
+
+/// Header of one side record inside a PAUX block (16 bytes, unaligned in
+/// the payload: read it with memcpy). `data_bytes` of data follow.
+struct AuxRecordHeader {
+  std::uint8_t kind;          ///< an AuxKind; unknown kinds are skipped
+  std::uint8_t reserved0;     ///< zero
+  std::uint16_t data_bytes;   ///< bytes of data after this header
+  std::uint32_t reserved1;    ///< zero
+  std::uint64_t event_index;  ///< absolute index in the thread's stream of the event it is about
+};
+static_assert(sizeof(AuxRecordHeader) == 16);
+
+/// Kinds of side records.
+enum class AuxKind : std::uint8_t {
+  /// Clock samples: data = u64 CLOCK_MONOTONIC ns at `event_index` (the
+  /// event with that index happened at or after that time), then zero or
+  /// more pairs of LEB128 varints (event index delta >= 0, time delta ns >= 0),
+  /// each one more sample relative to the previous one.
+  kClockSamples = 1,
+};
+
 /// Largest payload of a data block a reader accepts (bytes). Keeps every
 /// allocation in the reader bounded whatever a file claims.
 inline constexpr std::uint32_t kMaxBlockPayload = 16u << 20;

@@ -80,16 +80,28 @@ LoadMap read_load_map(const std::filesystem::path& file);
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                std::uint64_t max_count = 1ull << 30);
 
+/// A clock sample of a thread (format version 2): the event with index
+/// `event_index` happened at or just after CLOCK_MONOTONIC time `ns`.
+struct ClockSample {
+  std::uint64_t event_index = 0;
+  std::uint64_t ns = 0;
+};
+
 /// Structure of one thread trace file, from its header and block headers.
 struct ThreadTraceSummary {
   std::filesystem::path path;
+  std::uint16_t version = 0;  ///< format version of the file (1 or 2)
   std::uint64_t tid = 0;
   std::uint64_t pid = 0;
   std::uint64_t thread_index = 0;
   format::Codec codec = format::Codec::kLzZe;
   std::uint64_t start_ns = 0;
   std::uint64_t file_bytes = 0;
-  std::uint64_t blocks = 0;         ///< data blocks (final block included)
+  std::uint64_t blocks = 0;       ///< data blocks (final block included)
+  std::uint64_t side_blocks = 0;  ///< side-record (PAUX) blocks
+  /// Clock samples from the side records, by event index (empty for
+  /// version-1 files and PARLOT_CLOCK_EVENTS=0).
+  std::vector<ClockSample> clock_samples;
   std::uint64_t payload_bytes = 0;  ///< bytes of all data-block payloads
   /// Event count from the final data block, when the file has one (the
   /// stream was finalised; the trailer may still be missing).

@@ -2,11 +2,19 @@
 
 #include <algorithm>
 
+#include "event_clock.h"
+
 namespace parlot::exporter {
 
 std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                            const EventWindow& window, Exporter& exporter) {
+                            const EventWindow& window, const TimeAxis& time, Exporter& exporter) {
   const auto& s = reader.summary();
+  EventClock clock(s.clock_samples);
+  auto time_of = [&](std::uint64_t index) {
+    if (time.logical()) return index;
+    const std::uint64_t t = clock.time(index);
+    return t > time.origin_ns ? t - time.origin_ns : 0;
+  };
   exporter.begin_thread({s.pid, s.tid, s.thread_index});
   CallStackTracker tracker(function_count, s.path);
   std::uint64_t index = 0;
@@ -17,7 +25,7 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
     for (std::size_t d = 0; d < open.size(); ++d) {
       exporter.event({CallEvent::Kind::kEnter, open[d], static_cast<std::uint32_t>(d),
                       d == 0 ? 0u : open[d - 1]},
-                     index);
+                     time_of(index));
       ++exported;
     }
     started = true;
@@ -32,13 +40,13 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
       if (index == window.begin) open_window();
       const CallEvent e = tracker.push(id);
       if (started) {
-        exporter.event(e, index);
+        exporter.event(e, time_of(index));
         ++exported;
       }
       ++index;
     }
   }
-  const std::uint64_t end_time = std::min(index, window.end);
+  const std::uint64_t end_time = time_of(std::min(index, window.end));
   if (started) {
     const auto open = tracker.open_calls();
     for (std::size_t d = open.size(); d-- > 0;) {

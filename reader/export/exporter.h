@@ -30,8 +30,16 @@ struct TimeAxis {
   /// One line for headers and metadata fields, e.g. "logical clock: ...".
   std::string description =
       "logical clock: time = event index in the thread's stream (the trace has no time)";
+  /// With kNanoseconds: the clock time (CLOCK_MONOTONIC ns) that is time 0
+  /// of the export, the earliest clock sample of the exported threads.
+  std::uint64_t origin_ns = 0;
   bool logical() const { return unit == TimeUnit::kEvents; }
 };
+
+/// The description of the real-time axis.
+inline constexpr const char* kRealTimeDescription =
+    "time in ns (CLOCK_MONOTONIC since the first clock sample of the exported threads), "
+    "interpolated between clock samples: error bounded by the sample interval";
 
 /// Name, source file and line of one function of one process.
 struct FunctionInfo {

@@ -126,7 +126,7 @@ std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file
   if (std::memcmp(h.magic, format::kFunctionsMagic, sizeof h.magic) != 0) {
     throw FormatError(file, 0, "bad magic (not a Parlot function table)");
   }
-  if (h.version != format::kVersion) {
+  if (h.version < format::kOldestVersion || h.version > format::kVersion) {
     throw FormatError(file, 8, "unsupported version " + std::to_string(h.version));
   }
   in.seekg(0, std::ios::end);

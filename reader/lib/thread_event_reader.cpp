@@ -8,6 +8,65 @@ namespace {
 
 constexpr std::size_t kBatch = 1 << 16;
 
+/// Reads a LEB128 varint at p (< end); advances p. False when cut short or
+/// longer than 10 bytes.
+bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+    const std::uint8_t b = *p++;
+    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+/// Parses the side records of one PAUX block payload (starting at file
+/// offset `offset`) into `samples`. Unknown kinds are skipped.
+void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
+                        const std::vector<std::uint8_t>& payload,
+                        std::vector<ClockSample>& samples) {
+  std::size_t at = 0;
+  while (at < payload.size()) {
+    format::AuxRecordHeader h{};
+    if (payload.size() - at < sizeof h) {
+      throw FormatError(path, offset + at, "side record header cut short");
+    }
+    std::memcpy(&h, payload.data() + at, sizeof h);
+    const std::size_t data = at + sizeof h;
+    if (payload.size() - data < h.data_bytes) {
+      throw FormatError(path, offset + at, "side record longer than its block");
+    }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples)) {
+      const std::uint8_t* p = payload.data() + data;
+      const std::uint8_t* end = p + h.data_bytes;
+      ClockSample s{h.event_index, 0};
+      if (h.data_bytes < sizeof s.ns)
+        throw FormatError(path, offset + at, "clock record too short");
+      std::memcpy(&s.ns, p, sizeof s.ns);
+      p += sizeof s.ns;
+      auto add = [&] {
+        if (!samples.empty() &&
+            (s.event_index < samples.back().event_index || s.ns < samples.back().ns)) {
+          throw FormatError(path, offset + at, "clock samples go back in events or time");
+        }
+        samples.push_back(s);
+      };
+      add();
+      while (p < end) {
+        std::uint64_t di = 0, dt = 0;
+        if (!read_varint(p, end, di) || !read_varint(p, end, dt)) {
+          throw FormatError(path, offset + static_cast<std::uint64_t>(p - payload.data()),
+                            "clock sample cut short");
+        }
+        s.event_index += di;
+        s.ns += dt;
+        add();
+      }
+    }
+    at = data + h.data_bytes;
+  }
+}
+
 }  // namespace
 
 ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
@@ -30,11 +89,13 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   if (std::memcmp(h.magic, format::kTraceMagic, sizeof h.magic) != 0) {
     throw FormatError(path, 0, "bad magic (not a Parlot thread trace)");
   }
-  if (h.version != format::kVersion) {
+  if (h.version < format::kOldestVersion || h.version > format::kVersion) {
     throw FormatError(path, 8,
                       "unsupported version " + std::to_string(h.version) +
-                          " (this reader reads version " + std::to_string(format::kVersion) + ")");
+                          " (this reader reads versions " + std::to_string(format::kOldestVersion) +
+                          " to " + std::to_string(format::kVersion) + ")");
   }
+  summary_.version = h.version;
   if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzRank)) {
     throw FormatError(path, 10, "unknown codec " + std::to_string(h.codec));
   }
@@ -63,14 +124,32 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       summary_.damage_offset = off;
       break;
     }
+    const bool side = b.magic == format::kAuxBlockMagic && h.version >= 2;
     if (b.magic != format::kBlockMagic && b.magic != format::kFinalBlockMagic &&
-        b.magic != format::kTrailerMagic) {
+        b.magic != format::kTrailerMagic && !side) {
       throw FormatError(path, off, "bad block magic");
     }
     if (b.sequence != seq) {
       throw FormatError(
           path, off + 8,
           "block sequence " + std::to_string(b.sequence) + ", expected " + std::to_string(seq));
+    }
+    if (side) {
+      if (summary_.final_events) throw FormatError(path, off, "side records after the final block");
+      if (b.payload_bytes == 0 || b.payload_bytes > format::kMaxBlockPayload) {
+        throw FormatError(path, off + 4, "bad block size " + std::to_string(b.payload_bytes));
+      }
+      if (off + sizeof b + b.payload_bytes > size) {
+        summary_.damage = "block payload cut short";
+        summary_.damage_offset = off;
+        break;
+      }
+      std::vector<std::uint8_t> payload(b.payload_bytes);
+      in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
+      parse_side_records(path, off + sizeof b, payload, summary_.clock_samples);
+      ++summary_.side_blocks;
+      off += sizeof b + b.payload_bytes;
+      continue;
     }
     if (b.magic == format::kTrailerMagic) {
       if (b.payload_bytes != sizeof(format::TrailerPayload)) {
@@ -136,8 +215,15 @@ bool ThreadEventReader::load_next_block() {
   if (blocks_read_ == summary_.blocks) return false;
   format::BlockHeader b{};
   in_.clear();
-  in_.seekg(static_cast<std::streamoff>(next_block_offset_));
-  in_.read(reinterpret_cast<char*>(&b), sizeof b);
+  for (;;) {  // side-record blocks were read at open
+    in_.seekg(static_cast<std::streamoff>(next_block_offset_));
+    in_.read(reinterpret_cast<char*>(&b), sizeof b);
+    if (static_cast<std::size_t>(in_.gcount()) != sizeof b || b.magic != format::kAuxBlockMagic ||
+        summary_.version < 2) {
+      break;
+    }
+    next_block_offset_ += sizeof b + b.payload_bytes;
+  }
   // The file was checked at open; recheck what is read in case it changed.
   const bool final = b.magic == format::kFinalBlockMagic;
   if (static_cast<std::size_t>(in_.gcount()) != sizeof b ||

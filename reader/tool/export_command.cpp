@@ -93,8 +93,32 @@ std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
 
 }  // namespace
 
+exporter::TimeAxis choose_time_axis(const std::vector<ProcessTrace>& processes,
+                                    const Selection& selection) {
+  exporter::TimeAxis axis;
+  std::uint64_t origin = ~std::uint64_t{0};
+  bool any = false;
+  for (const auto& process : processes) {
+    if (!selection.selects(process)) continue;
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      const auto& s = reader.summary();
+      if (!selection.selects(s)) continue;
+      if (s.clock_samples.size() < 2) return axis;  // one thread without time: logical
+      origin = std::min(origin, s.clock_samples.front().ns);
+      any = true;
+    }
+  }
+  if (!any) return axis;
+  axis.unit = exporter::TimeUnit::kNanoseconds;
+  axis.description = exporter::kRealTimeDescription;
+  axis.origin_ns = origin;
+  return axis;
+}
+
 int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
-                 const exporter::EventWindow& window, bool simplify, exporter::Exporter& out) {
+                 const exporter::EventWindow& window, const exporter::TimeAxis& time, bool simplify,
+                 exporter::Exporter& out) {
   int status = 0;
   std::deque<NamedFunctions> names;  // each process's, alive until the end
   for (const auto& process : processes) {
@@ -106,7 +130,7 @@ int export_trace(const std::vector<ProcessTrace>& processes, const Selection& se
     for (const auto& file : process.thread_files) {
       ThreadEventReader reader(file);
       if (!selection.selects(reader.summary())) continue;
-      exporter::export_thread(reader, process.function_addresses.size(), window, out);
+      exporter::export_thread(reader, process.function_addresses.size(), window, time, out);
       status |= report_damage(reader.summary());
     }
   }
@@ -121,6 +145,7 @@ int run_export(const ExportCommandOptions& o) {
   const auto processes = open_trace_directory(o.dir);
   exporter::ExportOptions options;
   options.top_edges = o.top;
+  options.time = choose_time_axis(processes, o.selection);
   if (o.format == "chrome") {
     const std::uint64_t events = promised_events(processes, o.selection, window);
     if (events > o.chrome_limit) {
@@ -139,7 +164,7 @@ int run_export(const ExportCommandOptions& o) {
       fmt::print(stderr, "parlot-read: note: folded weights are calls per call path\n");
     }
   }
-  return export_trace(processes, o.selection, window, o.simplify, *out);
+  return export_trace(processes, o.selection, window, options.time, o.simplify, *out);
 }
 
 }  // namespace

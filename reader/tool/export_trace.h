@@ -11,12 +11,19 @@
 
 namespace parlot::tool {
 
+/// The time axis of an export of the selected threads: real time (ns from
+/// the earliest sample) when every one of them has clock samples (format
+/// version 2), else the logical clock.
+exporter::TimeAxis choose_time_axis(const std::vector<ProcessTrace>& processes,
+                                    const Selection& selection);
+
 /// Feeds `out` every selected thread's events in `window` (begin_process,
 /// begin_thread, events, end_thread, ..., end), names simplified with
 /// --simplify when `simplify`. Returns 1 if a thread file was damaged (the
 /// message is printed), else 0. Throws FormatError on corrupt data and
 /// std::runtime_error when the output cannot be written.
 int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
-                 const exporter::EventWindow& window, bool simplify, exporter::Exporter& out);
+                 const exporter::EventWindow& window, const exporter::TimeAxis& time, bool simplify,
+                 exporter::Exporter& out);
 
 }  // namespace parlot::tool

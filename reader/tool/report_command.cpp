@@ -38,7 +38,9 @@ struct Report {
 Report make_report(const std::string& dir, const ReportOptions& o) {
   exporter::CallTreeCollector collector;
   Report report;
-  report.status = export_trace(open_trace_directory(dir), o.selection, {}, o.simplify, collector);
+  const auto processes = open_trace_directory(dir);
+  report.time = choose_time_axis(processes, o.selection);
+  report.status = export_trace(processes, o.selection, {}, report.time, o.simplify, collector);
   const auto& tree = collector.tree();
   const auto totals = tree.function_totals();
   for (std::size_t k = 0; k < totals.size(); ++k) {

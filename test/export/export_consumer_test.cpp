@@ -35,8 +35,10 @@ class ExportConsumers : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
+    // Without clock samples: these tests check the logical clock.
     for (const std::string example : {"quicksort_threads", "cpp_features"}) {
-      const RunResult r = run_traced({examples_dir() + "/" + example}, dir_->path() / example);
+      const RunResult r = run_traced({examples_dir() + "/" + example}, dir_->path() / example,
+                                     {"PARLOT_CLOCK_EVENTS=0"});
       ASSERT_EQ(r.exit_status, 0) << r.err;
     }
   }
@@ -325,6 +327,57 @@ TEST_F(ExportConsumers, PerfettoDecodesWithTheExpectedSlicesPerThread) {
   EXPECT_EQ(got_ends, expected);
   for (const auto& [t, name] : first_slice) {
     EXPECT_EQ(name, tid_of_track.at(t) == main_tid ? "main" : "sort_worker") << t;
+  }
+}
+
+TEST_F(ExportConsumers, ClockSamplesGiveARealTimeAxis) {
+  const fs::path timed = dir_->path() / "timed";
+  // Every event timed (PARLOT_CLOCK_EVENTS=1), then the default interval.
+  for (const std::string n : {"1", "1024"}) {
+    const fs::path dir = timed / n;
+    RunResult r =
+        run_traced({examples_dir() + "/quicksort_threads"}, dir, {"PARLOT_CLOCK_EVENTS=" + n});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto processes = open_trace_directory(dir);
+    ASSERT_EQ(processes.size(), 1u);
+    for (const auto& file : processes[0].thread_files) {
+      ThreadEventReader reader(file);
+      const auto& s = reader.summary();
+      EXPECT_EQ(s.version, 2);
+      ASSERT_GE(s.clock_samples.size(), 2u);
+      EXPECT_EQ(s.clock_samples.front().event_index, 0u);
+      EXPECT_EQ(s.clock_samples.back().event_index, s.trailer->events);  // at the end
+      std::uint64_t largest_gap = 0;
+      for (std::size_t i = 1; i < s.clock_samples.size(); ++i) {
+        largest_gap = std::max(largest_gap,
+                               s.clock_samples[i].event_index - s.clock_samples[i - 1].event_index);
+      }
+      EXPECT_LE(largest_gap, std::stoull(n));
+      if (n == "1") {
+        EXPECT_GE(s.clock_samples.size(), s.trailer->events);
+      }
+    }
+    const fs::path out = dir / "trace.json";
+    r = parlot_read({"export", "-f", "chrome", dir.string(), "-o", out.string()});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("logical clock")));
+    const auto json = nlohmann::json::parse(slurp(out));
+    EXPECT_THAT(json["otherData"]["clock"].get<std::string>(), HasSubstr("CLOCK_MONOTONIC"));
+    std::map<std::uint64_t, double> last;
+    double largest = 0;
+    for (const auto& e : json["traceEvents"]) {
+      if (e["ph"] == "M") continue;
+      const double ts = e["ts"];
+      const std::uint64_t tid = e["tid"];
+      EXPECT_GE(ts, last[tid]);
+      last[tid] = ts;
+      largest = std::max(largest, ts);
+    }
+    // The run took more than 10 us and less than the test's timeout.
+    EXPECT_GT(largest, 10.0);
+    EXPECT_LT(largest, 120e6);
+    r = parlot_read({"report", dir.string()});
+    EXPECT_THAT(r.out, HasSubstr("total ns"));
   }
 }
 
