@@ -32,6 +32,11 @@ std::optional<std::filesystem::path> find_runtime() {
                          bin / ".." / "runtime" / PARLOT_RUNTIME_NAME});
 }
 
+std::optional<std::filesystem::path> find_mpi_wrappers(const std::filesystem::path& runtime) {
+  const auto dir = runtime.parent_path();
+  return first_existing({dir / PARLOT_MPI_WRAPPERS_NAME, dir / "mpi" / PARLOT_MPI_WRAPPERS_NAME});
+}
+
 std::optional<std::filesystem::path> find_parlot_read() {
   const auto bin = own_directory();
   return first_existing({bin / "parlot-read", bin / ".." / "reader" / "parlot-read"});

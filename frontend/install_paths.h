@@ -16,6 +16,11 @@ std::filesystem::path own_directory();
 /// when none of these exists.
 std::optional<std::filesystem::path> find_runtime();
 
+/// The MPI wrappers (libparlotmpi.so.<major>) beside `runtime`: in the same
+/// directory (install layout) or in its mpi/ subdirectory (build tree).
+/// nullopt when Parlot was built without MPI.
+std::optional<std::filesystem::path> find_mpi_wrappers(const std::filesystem::path& runtime);
+
 /// parlot-read: <bindir>/parlot-read (install layout), else
 /// <bindir>/../reader/parlot-read (build tree). nullopt when neither exists.
 std::optional<std::filesystem::path> find_parlot_read();

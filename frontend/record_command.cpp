@@ -60,6 +60,9 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
 
   std::vector<std::string> env;
   std::string preload = runtime->string();
+  // Every MPI call in the trace: the wrappers find the MPI library with
+  // dlsym, so in a program without MPI they cost nothing.
+  if (const auto mpi = find_mpi_wrappers(*runtime)) preload += ":" + mpi->string();
   if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0') {
     preload += std::string(":") + p;
   }

@@ -70,6 +70,7 @@ class ShadowStack {
   /// on the stack, so nesting stays exact, but emit no events; each such
   /// entry counts in `overflowed`. Default: no limit.
   void set_record_depth(std::size_t depth) { record_depth_ = depth; }
+  std::size_t record_depth() const { return record_depth_; }
 
   std::size_t depth() const { return depth_; }
   std::size_t max_depth() const { return max_depth_; }

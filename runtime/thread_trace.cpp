@@ -331,7 +331,9 @@ int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, F
   reset_stream();
   const int err = open_file(dir, thread_index);
   if (err != 0) return err;
-  for (std::size_t i = 0; i < stack_.depth(); ++i) {
+  // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted
+  // their entry, and only they will emit an exit.
+  for (std::size_t i = 0; i < stack_.depth() && i < stack_.record_depth(); ++i) {
     // Function IDs survive fork: the child's function table holds them all.
     Emitter{this}.emit_enter(ids.lookup(stack_.frame(i).function));
   }

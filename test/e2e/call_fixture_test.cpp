@@ -125,6 +125,19 @@ TEST_P(CallFixture, ForkChildWritesItsOwnWellNestedProcessDirectory) {
   EXPECT_EQ(processes[1].metadata.ppid, processes[0].metadata.pid);
 }
 
+TEST_P(CallFixture, ForkChildBelowTheRecordDepthStaysWellNested) {
+  // PARLOT_MAX_DEPTH=1: the child forks at depth 2 (main, fork_parent_side)
+  // and re-enters only the frames whose entries were recorded.
+  const RunResult r = run_traced({fixture(), "fork"}, dir.path(), {"PARLOT_MAX_DEPTH=1"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0], "main();\n");
+  EXPECT_EQ(threads[1], "main();\n");
+}
+
 TEST_P(CallFixture, CompressedAndUncompressedRunsDecodeToIdenticalEvents) {
   TempDir raw;
   ASSERT_EQ(run_traced({fixture(), "loop"}, dir.path()).exit_status, 0);

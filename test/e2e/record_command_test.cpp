@@ -173,6 +173,12 @@ TEST(ParlotFrontEnd, RecordsUnderMpirun) {
     ++summaries;
   }
   EXPECT_EQ(summaries, 2u) << r.err;
+  // parlot record preloads the MPI wrappers too: each rank's MPI calls are
+  // in its trace, under the function that made them.
+  const RunResult stats = parlot({"stats", dir.path().string(), "--by", "program"});
+  ASSERT_EQ(stats.exit_status, 0) << stats.err;
+  EXPECT_THAT(stats.out, HasSubstr("main -> MPI_Init"));
+  EXPECT_THAT(stats.out, HasSubstr("dot -> MPI_Allreduce"));
 }
 
 }  // namespace
