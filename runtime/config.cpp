@@ -31,6 +31,20 @@ bool parse_size(const char* name, std::size_t lo, std::size_t hi, std::size_t& o
   return true;
 }
 
+// Copies a pattern list; one that does not fit is ignored with a notice.
+void copy_patterns(const char* name, char* out, std::size_t size) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return;
+  if (std::strlen(v) >= size) {
+    char buf[200];
+    TextBuilder msg(buf, sizeof buf);
+    msg.str("ignoring ").str(name).str(": longer than ").u64(size - 1).str(" bytes");
+    log_line(msg.c_str());
+    return;
+  }
+  std::strcpy(out, v);
+}
+
 }  // namespace
 
 Config read_config() {
@@ -49,7 +63,10 @@ Config read_config() {
   if (parse_size("PARLOT_BUFFER_KB", 4, 16384, kb)) c.buffer_bytes = kb * 1024;
   parse_size("PARLOT_FLUSH_MS", 0, 3600u * 1000u, c.flush_ms);
   parse_size("PARLOT_MAX_FUNCTIONS", 1024, std::size_t{1} << 30, c.max_functions);
-  parse_size("PARLOT_MAX_DEPTH", 64, std::size_t{1} << 26, c.max_depth);
+  parse_size("PARLOT_STACK_FRAMES", 64, std::size_t{1} << 26, c.stack_frames);
+  parse_size("PARLOT_MAX_DEPTH", 1, std::size_t{1} << 26, c.record_depth);
+  copy_patterns("PARLOT_INCLUDE", c.include, sizeof c.include);
+  copy_patterns("PARLOT_EXCLUDE", c.exclude, sizeof c.exclude);
   if (const char* x = std::getenv("PARLOT_DISCARD"); x != nullptr) {
     c.discard = std::strcmp(x, "0") != 0;
   }

@@ -20,8 +20,20 @@ struct Config {
   std::size_t flush_ms = 1000;
   /// PARLOT_MAX_FUNCTIONS: distinct functions per process (default 1 Mi).
   std::size_t max_functions = 1u << 20;
-  /// PARLOT_MAX_DEPTH: shadow-stack frames per thread (default 1 Mi).
-  std::size_t max_depth = 1u << 20;
+  /// PARLOT_STACK_FRAMES: shadow-stack capacity per thread in frames
+  /// (default 1 Mi); entries beyond it are not recorded and counted as
+  /// dropped.
+  std::size_t stack_frames = 1u << 20;
+  /// PARLOT_MAX_DEPTH: record filter; calls deeper than this (depth 1 = a
+  /// thread's outermost frame) are tracked on the shadow stack but not
+  /// recorded, and counted as dropped (default: no limit). Before
+  /// PARLOT_STACK_FRAMES existed this variable sized the shadow stack, with
+  /// the same visible result (deeper calls dropped and counted).
+  std::size_t record_depth = ~std::size_t{0};
+  /// PARLOT_INCLUDE / PARLOT_EXCLUDE: ';'-separated function patterns
+  /// (runtime/function_filter.h). Empty: no filter.
+  char include[2048] = "";
+  char exclude[2048] = "";
   /// PARLOT_DISCARD=1 (benchmarking only): events are recorded and
   /// compressed as usual, but no data block is written; thread files hold
   /// only their header and trailer (event and byte counts). The trace

@@ -38,6 +38,10 @@ std::uint32_t FunctionIds::insert(std::size_t i, std::uintptr_t address) {
     Slot& s = slots_[i];
     std::uintptr_t expected = 0;
     if (s.address.compare_exchange_strong(expected, address, std::memory_order_acq_rel)) {
+      if (records != nullptr && !records(address)) {
+        s.id.store(kExcluded, std::memory_order_release);
+        return kExcluded;
+      }
       const std::uint32_t n = next_id_.fetch_add(1, std::memory_order_acq_rel);
       if (n >= capacity_) return 0;  // table full: the slot stays claimed with id 0
       addresses_[n] = address;

@@ -14,13 +14,24 @@ namespace parlot::runtime {
 
 class FunctionIds {
  public:
+  /// What lookup() returns for a function the record filter excludes
+  /// (`records` said no at its first sight). Not an ID: nothing is recorded.
+  static constexpr std::uint32_t kExcluded = 0xffffffffu;
+
+  /// True when `id` (from lookup()) is a function ID, not 0 (table full)
+  /// nor kExcluded: one compare.
+  [[gnu::always_inline]] static bool is_recorded(std::uint32_t id) {
+    return id - 1 < kExcluded - 1;
+  }
+
   /// Maps storage for up to `capacity` functions (rounded up to a power of
   /// two; the hash table gets twice as many slots). Returns false when mmap
   /// fails. Not thread-safe; call once before any lookup.
   bool init(std::size_t capacity);
 
   /// ID of `address` (1-based), assigning the next one on first sight.
-  /// Returns 0 when the table is full (the caller drops the event).
+  /// Returns 0 when the table is full (the caller drops the event), and
+  /// kExcluded for a function the record filter excludes.
   /// Thread-safe, async-signal-safe, no locks, no syscalls.
   inline std::uint32_t lookup(std::uintptr_t address) {
     std::size_t i = hash(address) & slot_mask_;
@@ -38,6 +49,27 @@ class FunctionIds {
     }
   }
 
+  /// What lookup() would return for an address already seen: its ID or
+  /// kExcluded; 0 when it was never seen (or its ID is being published).
+  /// Never inserts, never waits: read-only, so hooks may call it before
+  /// raising their busy flag. One hash probe.
+  inline std::uint32_t find(std::uintptr_t address) const {
+    std::size_t i = hash(address) & slot_mask_;
+    for (;;) {
+      const Slot& s = slots_[i];
+      const std::uintptr_t key = s.address.load(std::memory_order_acquire);
+      if (key == address) return s.id.load(std::memory_order_acquire);
+      if (key == 0) return 0;
+      i = (i + 1) & slot_mask_;
+    }
+  }
+
+  /// True when `address` was seen and excluded by the record filter.
+  inline bool is_excluded(std::uintptr_t address) const { return find(address) == kExcluded; }
+
+  /// True when a record filter is installed (`records` set).
+  bool filtering() const { return records != nullptr; }
+
   /// Number of IDs assigned so far (IDs 1..count()).
   std::uint32_t count() const;
   /// Address of ID `id` (1..count()); 0 while the ID is being published.
@@ -47,6 +79,10 @@ class FunctionIds {
   /// Called once per new function, right after its ID is published, by the
   /// thread that saw it first (inside a hook: must be async-signal-safe).
   void (*on_new_function)(std::uintptr_t address) = nullptr;
+
+  /// Record filter, asked once per new function before it takes an ID
+  /// (inside a hook: async-signal-safe, no malloc); nullptr records all.
+  bool (*records)(std::uintptr_t address) = nullptr;
 
  private:
   struct Slot {

@@ -9,10 +9,13 @@
 #include <cstdint>
 
 #include "process_trace.h"
+#include "user_api.h"
 
 using parlot::runtime::attach_current_thread;
+using parlot::runtime::FunctionIds;
 using parlot::runtime::g_function_ids;
 using parlot::runtime::g_tracing_stopped;
+using parlot::runtime::recording_paused;
 using parlot::runtime::ThreadTrace;
 using parlot::runtime::tls_thread_trace;
 
@@ -74,21 +77,28 @@ extern "C" {
     void* fn, void* call_site) {
   // The hook's CFA is the instrumented function's stack pointer at the call.
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
+  if (recording_paused()) [[unlikely]]
+    return;  // parlot_pause(), parlot_pause_all()
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]] {
     t = attach_current_thread();
     if (t == nullptr) return;
   }
+  // The ID lookup of a function already seen is read-only: it comes before
+  // the busy flag, so a function the record filter excludes costs only this.
+  const auto f = reinterpret_cast<std::uintptr_t>(fn);
+  const std::uint32_t seen = g_function_ids.find(f);
+  if (seen == FunctionIds::kExcluded) [[unlikely]]
+    return;
   if (!begin_hook(t)) return;
   if (t->resync_pending) [[unlikely]]
     resync_with_real_stack(t);
-  const auto f = reinterpret_cast<std::uintptr_t>(fn);
-  const std::uint32_t id = g_function_ids.lookup(f);
-  if (id != 0) [[likely]] {
+  const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
+  if (FunctionIds::is_recorded(id)) [[likely]] {
     t->on_enter(f, reinterpret_cast<std::uintptr_t>(call_site), sp, id);
-  } else {
+  } else if (id == 0) {
     ++t->dropped_events;  // function table full (PARLOT_MAX_FUNCTIONS)
-  }
+  }  // else excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE: its callees nest under its caller
   end_hook(t);
 }
 
@@ -99,11 +109,16 @@ extern "C" {
   // gcc -O2 may restore the frame and then jump to this hook: its return
   // address is then the function's own, and `sp` is the function's CFA.
   const bool at_cfa = __builtin_return_address(0) == call_site;
+  if (recording_paused()) [[unlikely]]
+    return;
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]]
     return;  // no entry was recorded on this thread
+  const auto f = reinterpret_cast<std::uintptr_t>(fn);
+  // With a record filter, an excluded function (never pushed) returns here.
+  if (g_function_ids.filtering() && g_function_ids.is_excluded(f)) return;
   if (!begin_hook(t)) return;
-  t->on_exit(reinterpret_cast<std::uintptr_t>(fn), sp, at_cfa);
+  t->on_exit(f, sp, at_cfa);
   end_hook(t);
 }
 

@@ -16,6 +16,7 @@
 #include <ctime>
 
 #include "config.h"
+#include "function_filter.h"
 #include "load_map_writer.h"
 #include "object_table.h"
 #include "parlot/format.h"
@@ -45,8 +46,9 @@ std::atomic<bool> g_failure_reported{false};
 std::atomic<bool> g_finished{false};
 bool g_membarrier_ready = false;
 ObjectTable g_objects;
-int g_functions_fd = -1;  // "functions", appended from the flush path
-int g_loadmap_fd = -1;    // "loadmap", appended from the flush path
+FunctionFilter g_function_filter;  // PARLOT_INCLUDE, PARLOT_EXCLUDE
+int g_functions_fd = -1;           // "functions", appended from the flush path
+int g_loadmap_fd = -1;             // "loadmap", appended from the flush path
 std::uint32_t g_functions_written = 0;
 std::atomic_flag g_metadata_lock = ATOMIC_FLAG_INIT;
 pthread_key_t g_thread_key;
@@ -336,6 +338,9 @@ void initialise_process() {
   bool ok = g_function_ids.init(g_config.max_functions) && g_objects.init(4096);
   if (!ok) log_error("cannot map the function table", nullptr, ENOMEM);
   g_function_ids.on_new_function = on_new_function;
+  if (g_function_filter.init(g_config.include, g_config.exclude) && g_function_filter.active()) {
+    g_function_ids.records = [](std::uintptr_t a) { return g_function_filter.records(a); };
+  }
   ok = ok && start_process_directory();
   if (ok) {
     ok = pthread_key_create(&g_thread_key, on_thread_exit) == 0 &&
@@ -422,9 +427,10 @@ ThreadTrace* attach_current_thread() {
     pthread_mutex_lock(&g_registry_lock);
     int err = 0;
     t = ThreadTrace::create(g_dir_fd, g_next_thread_index.fetch_add(1), g_config.compress,
-                            g_config.buffer_bytes, g_config.max_depth,
+                            g_config.buffer_bytes, g_config.stack_frames,
                             std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard, err);
     if (t != nullptr) {
+      t->set_record_depth(g_config.record_depth);
       link_trace(t);
     } else {
       report_write_failure(err);

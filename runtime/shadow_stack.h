@@ -45,7 +45,9 @@ struct ShadowFrame {
 struct ShadowStackCounters {
   std::uint64_t corrected_exits = 0;  ///< exits synthesised for dead frames
   std::uint64_t unmatched_exits = 0;  ///< exit hooks that matched no open frame
-  std::uint64_t overflowed = 0;       ///< entries not pushed because the stack was full
+  /// Entries not recorded: not pushed because the stack was full, or pushed
+  /// deeper than the record depth (PARLOT_MAX_DEPTH).
+  std::uint64_t overflowed = 0;
 };
 
 /// The stack over caller-provided storage of `capacity` frames (no allocation).
@@ -63,6 +65,11 @@ class ShadowStack {
     stack_hi_ = hi;
     stack_size_ = hi - lo;
   }
+
+  /// Record filter: frames deeper than `depth` (1 = the outermost) are kept
+  /// on the stack, so nesting stays exact, but emit no events; each such
+  /// entry counts in `overflowed`. Default: no limit.
+  void set_record_depth(std::size_t depth) { record_depth_ = depth; }
 
   std::size_t depth() const { return depth_; }
   std::size_t max_depth() const { return max_depth_; }
@@ -117,11 +124,33 @@ class ShadowStack {
       const ShadowFrame& f = frames_[depth_ - 1];
       if (f.function == fn && (at_cfa ? f.sp <= sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
                                       : f.sp >= sp)) [[likely]] {
-        --depth_;
-        emit.emit_exit();
+        pop_top(emit);
         return;
       }
     }
+    exit_slow(fn, sp, at_cfa, emit);
+  }
+
+  /// exit() when the top frame is `fn`'s and can hold `sp`: pops it and
+  /// returns true. Otherwise changes nothing and returns false; the caller
+  /// then either ignores the exit (a function the filter does not record)
+  /// or hands it to exit_below_top().
+  template <class Emit>
+  [[gnu::always_inline]] inline bool exit_top(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa,
+                                              Emit& emit) {
+    if (depth_ == 0) return false;
+    const ShadowFrame& f = frames_[depth_ - 1];
+    if (f.function == fn && (at_cfa ? f.sp <= sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
+                                    : f.sp >= sp)) [[likely]] {
+      pop_top(emit);
+      return true;
+    }
+    return false;
+  }
+
+  /// The rest of exit() after exit_top() returned false.
+  template <class Emit>
+  void exit_below_top(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
     exit_slow(fn, sp, at_cfa, emit);
   }
 
@@ -154,10 +183,10 @@ class ShadowStack {
   /// Returns how many exits were emitted.
   template <class Emit>
   std::size_t close_all(Emit& emit) {
-    const std::size_t n = depth_;
+    std::size_t n = 0;
     while (depth_ != 0) {
-      --depth_;
-      emit.emit_exit();
+      n += depth_ <= record_depth_ ? 1 : 0;
+      pop_top(emit);
     }
     return n;
   }
@@ -207,8 +236,7 @@ class ShadowStack {
         }
         if (match) [[likely]] {
           while (depth_ > i) pop_dead(emit);
-          --depth_;
-          emit.emit_exit();
+          pop_top(emit);
           return;
         }
       }
@@ -230,7 +258,18 @@ class ShadowStack {
                                           std::uintptr_t sp, std::uint32_t id, Emit& emit) {
     frames_[depth_++] = ShadowFrame{sp, fn, call_site};
     if (depth_ > max_depth_) max_depth_ = depth_;
-    emit.emit_enter(id);
+    if (depth_ <= record_depth_) [[likely]] {
+      emit.emit_enter(id);
+    } else {
+      ++counters_.overflowed;
+    }
+  }
+
+  // Pops the top frame; its exit is emitted when its entry was.
+  template <class Emit>
+  [[gnu::always_inline]] inline void pop_top(Emit& emit) {
+    if (depth_-- <= record_depth_) [[likely]]
+      emit.emit_exit();
   }
 
   bool on_thread_stack(std::uintptr_t sp) const { return sp >= stack_lo_ && sp < stack_hi_; }
@@ -240,15 +279,15 @@ class ShadowStack {
 
   template <class Emit>
   inline void pop_dead(Emit& emit) {
-    --depth_;
     ++counters_.corrected_exits;
-    emit.emit_exit();
+    pop_top(emit);
   }
 
   ShadowFrame* frames_;
   std::size_t capacity_;
   std::size_t depth_ = 0;
   std::size_t max_depth_ = 0;
+  std::size_t record_depth_ = ~std::size_t{0};
   std::uintptr_t stack_lo_ = 0;
   std::uintptr_t stack_hi_ = ~std::uintptr_t{0};  // unknown: every address
   std::uintptr_t stack_size_ = ~std::uintptr_t{0};

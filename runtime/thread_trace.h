@@ -53,6 +53,33 @@ class ThreadTrace {
     stack_.exit(fn, sp, at_cfa, e);
   }
 
+  /// ShadowStack::exit_top: records the exit of `fn` when its frame is on
+  /// top (the common case) and returns true; otherwise returns false and
+  /// records nothing.
+  [[gnu::always_inline]] inline bool on_exit_top(std::uintptr_t fn, std::uintptr_t sp,
+                                                 bool at_cfa) {
+    Emitter e{this};
+    return stack_.exit_top(fn, sp, at_cfa, e);
+  }
+
+  /// The rest of on_exit() after on_exit_top() returned false (frames
+  /// whose exits were missed, unmatched exits).
+  void on_exit_below_top(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
+    Emitter e{this};
+    stack_.exit_below_top(fn, sp, at_cfa, e);
+  }
+
+  /// Record filter PARLOT_MAX_DEPTH (ShadowStack::set_record_depth).
+  void set_record_depth(std::size_t depth) { stack_.set_record_depth(depth); }
+
+  /// Writes the bytes encoded so far as a block now (parlot_flush); a
+  /// pending LZ match stays in the encoder. Returns 0 or the errno of a
+  /// failed write. The caller keeps hooks out (busy flag).
+  int flush_now() {
+    drain(compress_ ? lz_.window() : raw_.window());
+    return write_error_;
+  }
+
   /// Closes open frames, flushes the encoder, writes the last block and the
   /// trailer, closes the file. Returns 0 or the errno of a failed write.
   int finish();

@@ -10,6 +10,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   openmpi-bin libopenmpi-dev libzstd-dev liblz4-dev
+  libotf2-trace-dev otf2-tools  # parlot-read export --format otf2; otf2-print in its test
+  valgrind graphviz             # callgrind_annotate and dot -Tsvg in the export consumer tests
+  libprotozero-dev protobuf-compiler  # export --format perfetto; protoc --decode in its test
+  file  # cpack -G DEB (test/install): finds the ELF files for dpkg-shlibdeps
   "$@"
 )
 missing=()

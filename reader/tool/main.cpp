@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   parlot::tool::add_classes_command(app, exit_status);
   parlot::tool::add_stacks_command(app, exit_status);
   parlot::tool::add_diff_command(app, exit_status);
+  parlot::tool::add_export_command(app, exit_status);
+  parlot::tool::add_report_command(app, exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

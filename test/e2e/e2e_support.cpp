@@ -109,4 +109,16 @@ std::string examples_dir() {
   return PARLOT_EXAMPLES_DIR;
 }
 
+std::string find_mpirun() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return "";
+  std::istringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / "mpirun";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
 }  // namespace parlot::e2e

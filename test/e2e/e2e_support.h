@@ -44,4 +44,7 @@ std::vector<std::string> fixture_paths();
 
 std::string examples_dir();
 
+/// The mpirun found on PATH, or "" if there is none.
+std::string find_mpirun();
+
 }  // namespace parlot::e2e

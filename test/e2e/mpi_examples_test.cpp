@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <ostream>
 #include <sstream>
 
@@ -18,19 +17,6 @@ namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-// The mpirun found on PATH, or "" if there is none.
-std::string find_mpirun() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  std::istringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / "mpirun";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
-}
 
 struct MpiExample {
   std::string name;  // the serial program; the MPI one is name + "_mpi"

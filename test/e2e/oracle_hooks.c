@@ -3,6 +3,9 @@
  * to $PARLOT_ORACLE_DIR/<tid>:
  *   E <object basename>+<hex offset>     entry
  *   X                                    exit
+ *   P / R                                parlot_pause() / parlot_resume()
+ * (it defines those two of the user API, include/parlot/parlot.h, so a
+ * test can drop what a paused Parlot must not record).
  * The end-to-end tests compare Parlot's decoded traces against it. No
  * correction, no compression, nothing shared with the runtime.
  */
@@ -44,4 +47,13 @@ __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void* fn, v
   (void)site;
   if (oracle_busy || oracle_file == NULL) return;
   fputs("X\n", oracle_file);
+}
+
+__attribute__((no_instrument_function)) void parlot_pause(void) {
+  if (oracle_file == NULL) oracle_file = oracle_open();
+  if (oracle_file != NULL) fputs("P\n", oracle_file);
+}
+
+__attribute__((no_instrument_function)) void parlot_resume(void) {
+  if (oracle_file != NULL) fputs("R\n", oracle_file);
 }

@@ -22,6 +22,31 @@ TEST(FunctionIds, FirstSightAssignsTheNextIdAndRepeatsReturnIt) {
   EXPECT_EQ(ids.address_of(2), 0x401010u);
 }
 
+// The record filter is asked once per function; excluded functions take
+// no ID and are known as excluded afterwards.
+TEST(FunctionIds, ExcludedFunctionsTakeNoId) {
+  FunctionIds ids;
+  ASSERT_TRUE(ids.init(1024));
+  static int asked = 0;
+  asked = 0;
+  ids.records = [](std::uintptr_t a) {
+    ++asked;
+    return a != 0x402000;
+  };
+  EXPECT_EQ(ids.lookup(0x401000), 1u);
+  EXPECT_EQ(ids.lookup(0x402000), FunctionIds::kExcluded);
+  EXPECT_EQ(ids.lookup(0x403000), 2u);
+  EXPECT_EQ(ids.lookup(0x402000), FunctionIds::kExcluded);
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(ids.count(), 2u);
+  EXPECT_TRUE(ids.is_excluded(0x402000));
+  EXPECT_FALSE(ids.is_excluded(0x401000));
+  EXPECT_FALSE(ids.is_excluded(0x404000));  // never seen
+  EXPECT_TRUE(FunctionIds::is_recorded(1));
+  EXPECT_FALSE(FunctionIds::is_recorded(0));
+  EXPECT_FALSE(FunctionIds::is_recorded(FunctionIds::kExcluded));
+}
+
 TEST(FunctionIds, MoreThan65535Functions) {
   FunctionIds ids;
   ASSERT_TRUE(ids.init(200000));

@@ -347,3 +347,44 @@ TEST(ShadowStackProperty, EmittedStreamIsAlwaysWellNested) {
 }
 
 }  // namespace
+
+// PARLOT_MAX_DEPTH: frames deeper than the record depth stay on the stack
+// (nesting and corrections work as before) but emit nothing, and count.
+TEST(ShadowStackRecordDepth, DeeperCallsAreTrackedNotRecorded) {
+  std::vector<ShadowFrame> storage(16);
+  ShadowStack stack(storage.data(), storage.size());
+  stack.set_record_depth(2);
+  Recorder out;
+  stack.enter(1, 0x10, 1000, 1, out);
+  stack.enter(2, 0x20, 900, 2, out);
+  stack.enter(3, 0x30, 800, 3, out);  // depth 3: not recorded
+  stack.enter(4, 0x40, 700, 4, out);  // depth 4: not recorded
+  stack.exit(4, 700, false, out);
+  stack.exit(3, 800, false, out);
+  stack.enter(5, 0x50, 800, 5, out);  // depth 3 again
+  // 5's exit is lost; 2's exit pops it silently.
+  stack.exit(2, 900, false, out);
+  stack.enter(6, 0x60, 900, 6, out);
+  EXPECT_EQ(stack.close_all(out), 2u);  // 6 and 1: the recorded frames
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 6, 0, 0));
+  EXPECT_EQ(stack.counters().overflowed, 3u);
+  EXPECT_EQ(stack.counters().corrected_exits, 1u);
+  EXPECT_EQ(stack.max_depth(), 4u);
+}
+
+// exit_top() pops only the top frame of the function; anything else is
+// left to exit_below_top().
+TEST(ShadowStackExitTop, OnlyTheTopFramesFunction) {
+  std::vector<ShadowFrame> storage(16);
+  ShadowStack stack(storage.data(), storage.size());
+  Recorder out;
+  stack.enter(1, 0x10, 1000, 1, out);
+  stack.enter(2, 0x20, 900, 2, out);
+  EXPECT_FALSE(stack.exit_top(1, 1000, false, out));  // 2 is on top
+  EXPECT_FALSE(stack.exit_top(9, 900, false, out));   // never entered (excluded)
+  EXPECT_THAT(out.events, ElementsAre(1, 2));
+  EXPECT_TRUE(stack.exit_top(2, 900, false, out));
+  stack.exit_below_top(1, 1000, false, out);
+  EXPECT_THAT(out.events, ElementsAre(1, 2, 0, 0));
+  EXPECT_EQ(stack.depth(), 0u);
+}

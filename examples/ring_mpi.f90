@@ -1,0 +1,52 @@
+! ring_mpi: a token passed around a ring of MPI ranks, then reduced; a
+! gfortran program that calls MPI through `use mpi` (the Fortran bindings
+! mpi_send_, mpi_recv_, ...), so that Parlot's MPI wrappers can be checked on
+! Fortran calls. Usage: ring_mpi [laps]. Prints one line from rank 0.
+module ring
+  use mpi
+  implicit none
+contains
+  subroutine pass_token(token, rank, nranks)
+    integer, intent(inout) :: token
+    integer, intent(in) :: rank, nranks
+    integer :: ierr, status(MPI_STATUS_SIZE)
+    if (rank == 0) then
+      call MPI_Send(token, 1, MPI_INTEGER, mod(rank + 1, nranks), 7, MPI_COMM_WORLD, ierr)
+      call MPI_Recv(token, 1, MPI_INTEGER, nranks - 1, 7, MPI_COMM_WORLD, status, ierr)
+    else
+      call MPI_Recv(token, 1, MPI_INTEGER, rank - 1, 7, MPI_COMM_WORLD, status, ierr)
+      token = token + rank
+      call MPI_Send(token, 1, MPI_INTEGER, mod(rank + 1, nranks), 7, MPI_COMM_WORLD, ierr)
+    end if
+  end subroutine pass_token
+
+  integer function total_of(token)
+    integer, intent(in) :: token
+    integer :: ierr
+    call MPI_Allreduce(token, total_of, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  end function total_of
+end module ring
+
+program ring_mpi
+  use mpi
+  use ring
+  implicit none
+  integer :: ierr, rank, nranks, lap, laps, token, total
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
+  laps = 3
+  if (command_argument_count() >= 1) then
+    call get_command_argument(1, arg)
+    read (arg, *) laps
+  end if
+  token = 0
+  do lap = 1, laps
+    if (nranks > 1) call pass_token(token, rank, nranks)
+  end do
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  total = total_of(token)
+  if (rank == 0) print '(a,i0,a,i0,a,i0)', 'ring ranks=', nranks, ' laps=', laps, ' total=', total
+  call MPI_Finalize(ierr)
+end program ring_mpi

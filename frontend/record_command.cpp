@@ -1,0 +1,137 @@
+#include "record_command.h"
+
+#include <fmt/core.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "child_process.h"
+#include "install_paths.h"
+#include "trace_summary.h"
+
+namespace parlot::frontend {
+namespace {
+
+struct RecordOptions {
+  std::string dir;
+  bool no_compress = false;
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::size_t max_depth = 0;
+  bool libcalls = false;
+  bool quiet = false;
+};
+
+// PARLOT_INCLUDE / PARLOT_EXCLUDE hold patterns separated by ';'.
+std::string join_patterns(const std::vector<std::string>& patterns) {
+  std::string s;
+  for (const auto& p : patterns) s += (s.empty() ? "" : ";") + p;
+  return s;
+}
+
+[[noreturn]] void run_record(const RecordOptions& o, const std::vector<std::string>& command) {
+  if (command.empty()) {
+    fmt::print(stderr,
+               "parlot record: no program given (parlot record [options] -- PROGRAM ARGS)\n");
+    std::exit(2);
+  }
+  if (o.libcalls) {
+    fmt::print(stderr, "parlot record: --libcalls is not supported yet\n");
+    std::exit(2);
+  }
+  const auto runtime = find_runtime();
+  if (!runtime) {
+    fmt::print(stderr,
+               "parlot record: cannot find the runtime {} next to {} (set PARLOT_RUNTIME)\n",
+               PARLOT_RUNTIME_NAME, own_directory().string());
+    std::exit(2);
+  }
+  std::string dir = o.dir;
+  if (dir.empty()) {
+    const char* d = std::getenv("PARLOT_DIR");
+    dir = d != nullptr && *d != '\0' ? d : "parlot.data";
+  }
+  // Absolute, so the program (or what it starts) may change directory.
+  const std::filesystem::path trace_dir = std::filesystem::absolute(dir).lexically_normal();
+
+  std::vector<std::string> env;
+  std::string preload = runtime->string();
+  if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0') {
+    preload += std::string(":") + p;
+  }
+  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("PARLOT_DIR=" + trace_dir.string());
+  if (o.no_compress) env.push_back("PARLOT_COMPRESS=0");
+  if (!o.include.empty()) env.push_back("PARLOT_INCLUDE=" + join_patterns(o.include));
+  if (!o.exclude.empty()) env.push_back("PARLOT_EXCLUDE=" + join_patterns(o.exclude));
+  if (o.max_depth != 0) env.push_back(fmt::format("PARLOT_MAX_DEPTH={}", o.max_depth));
+
+  const auto before = process_dir_names(trace_dir);
+  const ChildEnd end = run_child(command, env);
+  if (!o.quiet) {
+    const TraceSummary s = summarize_recording(trace_dir, before, static_cast<unsigned>(end.pid));
+    if (s.process_dirs.empty()) {
+      fmt::print(stderr, "parlot: no trace in {} (did the program run instrumented code?)\n",
+                 trace_dir.string());
+    } else {
+      fmt::print(stderr, "parlot: trace in {}{}\n", trace_dir.string(),
+                 s.process_dirs.size() == 1
+                     ? " (" + s.process_dirs.front().filename().string() + ")"
+                     : std::string());
+      fmt::print(stderr, "parlot: {}\n", describe(s));
+    }
+  }
+  end_like(end);
+}
+
+}  // namespace
+
+void add_record_command(CLI::App& app, const std::vector<std::string>& command) {
+  auto o = std::make_shared<RecordOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "record", "Run PROGRAM under the Parlot runtime and record every call of every thread");
+  cmd->add_option("-d,--dir", o->dir, "Trace directory (default $PARLOT_DIR or ./parlot.data)");
+  cmd->add_flag("--no-compress", o->no_compress, "Write the uncompressed word stream (ParLoT-NC)");
+  cmd->add_option("--include", o->include,
+                  "Record only functions matching PATTERN (repeatable; PARLOT_INCLUDE)")
+      ->type_name("PATTERN")
+      ->allow_extra_args(false);
+  cmd->add_option("--exclude", o->exclude,
+                  "Do not record functions matching PATTERN (repeatable; PARLOT_EXCLUDE)")
+      ->type_name("PATTERN")
+      ->allow_extra_args(false);
+  cmd->add_option("--max-depth", o->max_depth, "Record calls up to this depth (PARLOT_MAX_DEPTH)");
+  cmd->add_flag("--libcalls", o->libcalls, "Record calls into uninstrumented libraries");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print no summary");
+  cmd->callback([o, command] { run_record(*o, command); });
+}
+
+std::vector<std::string> split_program_command(int& argc, char** argv) {
+  // argv[1] is "record". Options taking a value: skip the value too.
+  const auto takes_value = [](std::string_view a) {
+    return a == "-d" || a == "--dir" || a == "--include" || a == "--exclude" || a == "--max-depth";
+  };
+  int i = 2;
+  while (i < argc) {
+    const std::string_view a = argv[i];
+    if (a == "--") {
+      argc = i;
+      ++i;
+      break;
+    }
+    if (a.empty() || a[0] != '-') {
+      argc = i;
+      break;
+    }
+    i += takes_value(a) ? 2 : 1;
+  }
+  std::vector<std::string> command;
+  for (int k = i; argv[k] != nullptr; ++k) command.emplace_back(argv[k]);
+  return command;
+}
+
+}  // namespace parlot::frontend

@@ -1,0 +1,65 @@
+/* Parlot's user API: control what the tracer records from inside the
+ * program. C and C++; Fortran programs `use parlot` (api/parlot.f90).
+ *
+ * Every function is safe to call whether or not the program is traced:
+ * link with Parlot::api (-lparlot-api, a stub library of no-ops); when the
+ * runtime libparlotrt.so is loaded (LD_PRELOAD by `parlot record`, or linked
+ * with Parlot::runtime) its definitions take their place. The calls are
+ * async-signal-safe, lock-free and never allocate.
+ */
+#ifndef PARLOT_PARLOT_H
+#define PARLOT_PARLOT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Stops recording the calling thread's function entries and exits until
+ *  parlot_resume() (nests: each pause needs its own resume). Frames opened
+ *  before the pause and left while paused are closed by the stack-pointer
+ *  correction at the thread's next recorded call. */
+void parlot_pause(void);
+
+/** Undoes one parlot_pause() of the calling thread. */
+void parlot_resume(void);
+
+/** Stops recording for every thread of the process, present and future,
+ *  until parlot_resume_all(). */
+void parlot_pause_all(void);
+
+/** Undoes one parlot_pause_all(). */
+void parlot_resume_all(void);
+
+/** Writes the calling thread's buffered events (the complete blocks) and the
+ *  process's new function IDs and loaded objects to the trace files now.
+ *  Returns 0, or an errno when writing failed or the thread has no trace
+ *  (-1 in the stub: not traced). */
+int parlot_flush(void);
+
+/** Marks a point of the calling thread's trace with `label` (copied, at most
+ *  255 bytes). Not recorded yet: the trace format has no side records so
+ *  far; the call returns at once. */
+void parlot_mark(const char* label);
+
+/** 1 when the Parlot runtime is loaded in this process, 0 otherwise (the
+ *  stub). */
+int parlot_is_tracing(void);
+
+#ifdef __cplusplus
+}  // extern "C"
+
+namespace parlot {
+
+/// Pauses the calling thread's recording for the scope's lifetime (RAII).
+class ScopedPause {
+ public:
+  ScopedPause() { parlot_pause(); }
+  ~ScopedPause() { parlot_resume(); }
+  ScopedPause(const ScopedPause&) = delete;
+  ScopedPause& operator=(const ScopedPause&) = delete;
+};
+
+}  // namespace parlot
+#endif
+
+#endif /* PARLOT_PARLOT_H */

@@ -1,0 +1,29 @@
+// Feeds one thread's events to an Exporter, well nested: the frames open at
+// the start of a window are entered at its first event, and every frame
+// still open at the end of the window or of the stream (a file cut short) is
+// closed at the end time.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "exporter.h"
+#include "parlot/trace_reader.h"
+
+namespace parlot::exporter {
+
+/// A range of event indices of a thread's stream: [begin, end).
+struct EventWindow {
+  std::uint64_t begin = 0;
+  std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
+};
+
+/// Calls exporter.begin_thread, event (for each event of `reader` in
+/// `window`, with its time) and end_thread. Times are event indices (the
+/// logical clock). `function_count`: IDs 1..function_count are valid (0 =
+/// unknown). Returns the events handed to the exporter, synthesised ones
+/// included. Throws FormatError on corrupt data, like CallStackTracker.
+std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_count,
+                            const EventWindow& window, Exporter& exporter);
+
+}  // namespace parlot::exporter

@@ -1,0 +1,173 @@
+// parlot-read export: writes the trace in a format other tools read (one
+// file per format in reader/export/). This file holds the options and the
+// walk over processes and threads; the formats know nothing of files.
+#include <fmt/core.h>
+
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "commands.h"
+#include "export/export_walk.h"
+#include "export/exporter.h"
+#include "export/simplify_name.h"
+#include "export_trace.h"
+#include "function_names.h"
+#include "thread_walk.h"
+
+namespace parlot::tool {
+namespace {
+
+/// Chrome's trace viewer and Perfetto UI's JSON importer fail well below
+/// 10^8 events (uftrace issues 706, 1920, 2021): larger chrome exports are
+/// refused unless narrowed.
+constexpr std::uint64_t kChromeMaxEvents = 10'000'000;
+
+struct ExportCommandOptions {
+  std::string dir;
+  std::string format;
+  std::string output;
+  Selection selection;
+  std::string window;
+  std::size_t top = 50;
+  std::uint64_t chrome_limit = kChromeMaxEvents;
+  bool simplify = false;
+};
+
+/// FunctionNames as the exporters see them: plain names, simplified on request.
+class NamedFunctions final : public exporter::FunctionSource {
+ public:
+  NamedFunctions(const ProcessTrace& process, bool simplify)
+      : names_(process), simplify_(simplify), infos_(process.function_addresses.size()) {}
+
+  const exporter::FunctionInfo& function(std::uint32_t id) override {
+    if (const exporter::FunctionInfo* cached = infos_.find(id)) return *cached;
+    const SourceLocation& loc = names_.lookup(id);
+    return infos_.put(id, {simplify_ ? exporter::simplify_name(loc.function) : loc.function,
+                           loc.file, static_cast<std::uint32_t>(loc.line < 0 ? 0 : loc.line)});
+  }
+
+ private:
+  FunctionNames names_;
+  bool simplify_;
+  IdCache<exporter::FunctionInfo> infos_;
+};
+
+/// "BEGIN:END" (event indices, either side may be empty) -> window.
+exporter::EventWindow parse_window(const std::string& text) {
+  exporter::EventWindow w;
+  if (text.empty()) return w;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw CLI::ValidationError("--window", "expected BEGIN:END (event indices), got " + text);
+  }
+  try {
+    if (colon > 0) w.begin = std::stoull(text.substr(0, colon));
+    if (colon + 1 < text.size()) w.end = std::stoull(text.substr(colon + 1));
+  } catch (const std::exception&) {
+    throw CLI::ValidationError("--window", "expected BEGIN:END (event indices), got " + text);
+  }
+  if (w.end <= w.begin) throw CLI::ValidationError("--window", "END must be above BEGIN");
+  return w;
+}
+
+/// Events the export will hold, from the counts the files promise (a file
+/// without a count counts 0).
+std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
+                              const Selection& selection, const exporter::EventWindow& w) {
+  std::uint64_t total = 0;
+  for (const auto& process : processes) {
+    if (!selection.selects(process)) continue;
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      const auto& s = reader.summary();
+      if (!selection.selects(s)) continue;
+      const std::uint64_t n = s.trailer ? s.trailer->events : s.final_events.value_or(0);
+      const std::uint64_t end = std::min(n, w.end);
+      total += end > w.begin ? end - w.begin : 0;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
+                 const exporter::EventWindow& window, bool simplify, exporter::Exporter& out) {
+  int status = 0;
+  std::deque<NamedFunctions> names;  // each process's, alive until the end
+  for (const auto& process : processes) {
+    if (!selection.selects(process)) continue;
+    report_warnings(process);
+    NamedFunctions& functions = names.emplace_back(process, simplify);
+    const auto& m = process.metadata;
+    out.begin_process({m.pid, m.rank, m.executable, m.host, m.start_ns, &functions});
+    for (const auto& file : process.thread_files) {
+      ThreadEventReader reader(file);
+      if (!selection.selects(reader.summary())) continue;
+      exporter::export_thread(reader, process.function_addresses.size(), window, out);
+      status |= report_damage(reader.summary());
+    }
+  }
+  out.end();
+  return status;
+}
+
+namespace {
+
+int run_export(const ExportCommandOptions& o) {
+  const exporter::EventWindow window = parse_window(o.window);
+  const auto processes = open_trace_directory(o.dir);
+  exporter::ExportOptions options;
+  options.top_edges = o.top;
+  if (o.format == "chrome") {
+    const std::uint64_t events = promised_events(processes, o.selection, window);
+    if (events > o.chrome_limit) {
+      fmt::print(stderr,
+                 "parlot-read: error: a chrome export of {} events would not open in a browser "
+                 "(limit about {}); narrow it with --window BEGIN:END (event indices) or "
+                 "--tid T, or use --format perfetto\n",
+                 events, o.chrome_limit);
+      return 2;
+    }
+  }
+  auto out = exporter::make_exporter(o.format, o.output, options);
+  if (options.time.logical()) {
+    fmt::print(stderr, "parlot-read: note: {}\n", options.time.description);
+    if (o.format == "folded") {
+      fmt::print(stderr, "parlot-read: note: folded weights are calls per call path\n");
+    }
+  }
+  return export_trace(processes, o.selection, window, o.simplify, *out);
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<ExportCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "export",
+      "Write the trace for other viewers (Chrome/Perfetto, speedscope, flame graphs, "
+      "KCachegrind, Graphviz, Hatchet)");
+  cmd->add_option("dir", options->dir, "Trace directory")->required();
+  cmd->add_option("--format,-f", options->format, "Output format")
+      ->required()
+      ->check(CLI::IsMember(exporter::export_format_names()));
+  cmd->add_option("--output,-o", options->output, "Output file (- = standard output)")->required();
+  cmd->add_option("--pid", options->selection.pid, "Only this process");
+  cmd->add_option("--tid", options->selection.tid, "Only this thread");
+  cmd->add_option("--window", options->window,
+                  "Only events BEGIN:END of each thread (event indices, END excluded); frames "
+                  "open at BEGIN are entered there, frames open at END closed there");
+  cmd->add_option("--top", options->top, "dot: keep the N most called edges (0 = all)")
+      ->capture_default_str();
+  cmd->add_option("--chrome-limit", options->chrome_limit,
+                  "chrome: refuse exports of more events than this (browsers fail beyond ~10^7)")
+      ->capture_default_str();
+  cmd->add_flag("--simplify", options->simplify,
+                "Shorter C++ names: template arguments collapsed, std-library noise removed");
+  cmd->callback([options, &exit_status] { exit_status = run_export(*options); });
+}
+
+}  // namespace parlot::tool

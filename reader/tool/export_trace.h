@@ -1,0 +1,22 @@
+// The walk shared by `export` and `report`: every selected thread of every
+// selected process through an Exporter, with names from the symbolizer.
+#pragma once
+
+#include <vector>
+
+#include "export/export_walk.h"
+#include "export/exporter.h"
+#include "parlot/trace_reader.h"
+#include "thread_walk.h"
+
+namespace parlot::tool {
+
+/// Feeds `out` every selected thread's events in `window` (begin_process,
+/// begin_thread, events, end_thread, ..., end), names simplified with
+/// --simplify when `simplify`. Returns 1 if a thread file was damaged (the
+/// message is printed), else 0. Throws FormatError on corrupt data and
+/// std::runtime_error when the output cannot be written.
+int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
+                 const exporter::EventWindow& window, bool simplify, exporter::Exporter& out);
+
+}  // namespace parlot::tool

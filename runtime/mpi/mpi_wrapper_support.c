@@ -1,0 +1,23 @@
+/* The lookup of the next definition of each wrapped MPI function. */
+#define _GNU_SOURCE
+#include "mpi_wrapper_support.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((no_instrument_function)) void* parlot_mpi_next(void** slot, const char* name) {
+  void* next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (next != NULL) return next;
+  next = dlsym(RTLD_NEXT, name);
+  if (next == NULL) {
+    static const char prefix[] = "parlot: the MPI library has no ";
+    (void)!write(STDERR_FILENO, prefix, sizeof prefix - 1);
+    (void)!write(STDERR_FILENO, name, strlen(name));
+    (void)!write(STDERR_FILENO, "\n", 1);
+    abort();
+  }
+  __atomic_store_n(slot, next, __ATOMIC_RELEASE);
+  return next;
+}

@@ -1,0 +1,402 @@
+// The bundled examples traced, exported with `parlot-read export`, and read
+// back by the programs people use: callgrind_annotate (its call counts must
+// equal `parlot-read stats`), Graphviz dot (must render), JSON parsers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "e2e_support.h"
+
+namespace parlot::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+using Edges = std::map<std::pair<std::string, std::string>, std::uint64_t>;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool have(const std::string& program) {
+  return run({"/bin/sh", "-c", "command -v " + program}).exit_status == 0;
+}
+
+class ExportConsumers : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+      const RunResult r = run_traced({examples_dir() + "/" + example}, dir_->path() / example);
+      ASSERT_EQ(r.exit_status, 0) << r.err;
+    }
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static fs::path trace(const std::string& example) { return dir_->path() / example; }
+  /// Runs the export and returns the output file's path.
+  static fs::path export_to(const std::string& example, const std::string& format,
+                            std::vector<std::string> extra = {}) {
+    const fs::path out = dir_->path() / (example + "." + format);
+    std::vector<std::string> args{"export", "--format",  format, trace(example).string(),
+                                  "-o",     out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = parlot_read(args);
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("logical clock"));
+    return out;
+  }
+  /// caller -> callee call counts from `parlot-read stats` (calls from
+  /// "<thread>", the outermost ones, left out).
+  static Edges stats_edges(const std::string& example) {
+    const RunResult r = parlot_read({"stats", trace(example).string()});
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    Edges edges;
+    std::istringstream in(r.out);
+    const std::regex edge(R"(^\s*(\d+)  (.*) -> (.*)$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, edge) || m[2] == "<thread>") continue;
+      edges[{m[2], m[3]}] += std::stoull(m[1]);
+    }
+    return edges;
+  }
+  static TempDir* dir_;
+};
+TempDir* ExportConsumers::dir_ = nullptr;
+
+/// "file:function" as callgrind_annotate prints it -> function (the first
+/// single ':' ends the file; C++ names hold only "::").
+std::string function_part(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != ':') continue;
+    if (i + 1 < s.size() && s[i + 1] == ':') {
+      ++i;
+      continue;
+    }
+    return s.substr(i + 1);
+  }
+  return s;
+}
+
+TEST_F(ExportConsumers, CallgrindAnnotateCallCountsEqualStats) {
+  if (!have("callgrind_annotate")) GTEST_SKIP() << "valgrind's callgrind_annotate not installed";
+  for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+    const fs::path file = export_to(example, "callgrind");
+    const RunResult r = run(
+        {"callgrind_annotate", "--tree=calling", "--threshold=100", "--auto=no", file.string()});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("malformed")));
+    Edges annotated;
+    std::string caller;
+    std::istringstream in(r.out);
+    const std::regex fn_line(R"(^\s*[\d,]+ \([^)]*\)\s+\*\s+(.*)$)");
+    const std::regex call_line(R"(^\s*[\d,]+ \([^)]*\)\s+>\s+(.*) \(([\d,]+)x\) \[.*\]$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, fn_line)) {
+        caller = function_part(m[1]);
+      } else if (std::regex_match(line, m, call_line)) {
+        std::string n = m[2];
+        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
+        annotated[{caller, function_part(m[1])}] += std::stoull(n);
+      }
+    }
+    const Edges expected = stats_edges(example);
+    EXPECT_GT(expected.size(), 5u);
+    EXPECT_EQ(annotated, expected) << example;
+  }
+}
+
+TEST_F(ExportConsumers, DotRendersSvg) {
+  if (!have("dot")) GTEST_SKIP() << "graphviz not installed";
+  const fs::path file = export_to("quicksort_threads", "dot", {"--top", "5"});
+  const RunResult r = run({"dot", "-Tsvg", file.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("<svg"));
+  EXPECT_THAT(r.out, HasSubstr("swap"));  // the most called edge: partition -> swap
+  const std::string dot = slurp(file);
+  EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 5);
+}
+
+TEST_F(ExportConsumers, ChromeJsonParsesWithEveryCallOfEveryThread) {
+  const auto json = nlohmann::json::parse(slurp(export_to("quicksort_threads", "chrome")));
+  std::map<std::uint64_t, std::uint64_t> begins;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "B") ++begins[e["tid"].get<std::uint64_t>()];
+  }
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  ASSERT_EQ(processes.size(), 1u);
+  std::map<std::uint64_t, std::uint64_t> calls;
+  const auto events = read_thread_events(processes[0]);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const std::uint64_t tid = ThreadEventReader(processes[0].thread_files[i]).summary().tid;
+    calls[tid] = std::count_if(events[i].begin(), events[i].end(), [](auto id) { return id != 0; });
+  }
+  EXPECT_EQ(begins, calls);
+}
+
+TEST_F(ExportConsumers, ChromeRefusesTooManyEventsUnlessWindowed) {
+  const fs::path out = trace("") / "refused.json";
+  RunResult r = parlot_read({"export", "-f", "chrome", "--chrome-limit", "100",
+                             trace("quicksort_threads").string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--window"));
+  EXPECT_FALSE(fs::exists(out));
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  const std::string tid =
+      std::to_string(ThreadEventReader(processes[0].thread_files[0]).summary().tid);
+  r = parlot_read({"export", "-f", "chrome", "--chrome-limit", "100", "--tid", tid, "--window",
+                   "500:560", trace("quicksort_threads").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto json = nlohmann::json::parse(slurp(out));
+  int depth = 0;
+  int opened_at_start = 0;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    const std::uint64_t ts = e["ts"];
+    EXPECT_GE(ts, 500u);
+    EXPECT_LE(ts, 560u);
+    if (e["ph"] == "B") {
+      ++depth;
+      if (ts == 500) ++opened_at_start;
+    } else {
+      --depth;
+      ASSERT_GE(depth, 0);
+    }
+  }
+  EXPECT_EQ(depth, 0);
+  EXPECT_GE(opened_at_start, 2);  // main and fill_random were open at event 500
+}
+
+TEST_F(ExportConsumers, SpeedscopeHasOneProfilePerThread) {
+  const auto json = nlohmann::json::parse(slurp(export_to("quicksort_threads", "speedscope")));
+  EXPECT_EQ(json["profiles"].size(), 5u);  // main and 4 workers
+  for (const auto& p : json["profiles"]) {
+    EXPECT_EQ(p["type"], "evented");
+    EXPECT_EQ(p["events"].size() % 2, 0u);
+  }
+}
+
+TEST_F(ExportConsumers, FoldedWeightsSumToTheCalls) {
+  const std::string text = slurp(export_to("cpp_features", "folded", {"--simplify"}));
+  std::uint64_t sum = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    sum += std::stoull(line.substr(line.rfind(' ') + 1));
+    EXPECT_THAT(line, Not(HasSubstr("std::__cxx11")));
+    EXPECT_THAT(line, Not(HasSubstr("<int>")));
+  }
+  const RunResult stats = parlot_read({"stats", trace("cpp_features").string()});
+  std::uint64_t calls = 0;
+  std::istringstream s(stats.out);
+  bool in_calls = false;
+  for (std::string line; std::getline(s, line);) {
+    if (line.find("calls  function") != std::string::npos) {
+      in_calls = true;
+      continue;
+    }
+    if (line.find("calls  caller -> callee") != std::string::npos) break;
+    if (in_calls) calls += std::stoull(line);
+  }
+  EXPECT_GT(calls, 100u);
+  EXPECT_EQ(sum, calls);
+}
+
+TEST_F(ExportConsumers, HatchetLiteralParses) {
+  const auto json = nlohmann::json::parse(slurp(export_to("cpp_features", "hatchet")));
+  ASSERT_TRUE(json.is_array());
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json[0]["frame"]["name"], "main");
+  EXPECT_GT(json[0]["metrics"]["calls (inc)"].get<std::uint64_t>(), 100u);
+}
+
+TEST_F(ExportConsumers, Otf2PrintEnterLeaveCountsPerLocationEqualEachThreads) {
+  if (!have("otf2-print")) GTEST_SKIP() << "otf2-tools not installed";
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (formats.out.find("otf2") == std::string::npos) GTEST_SKIP() << "built without OTF2";
+  for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+    const fs::path archive = export_to(example, "otf2");
+    const RunResult r = run({"otf2-print", (archive / "traces.otf2").string()});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    std::map<std::uint64_t, std::uint64_t> enters, leaves;  // location -> events
+    std::istringstream in(r.out);
+    const std::regex event(R"(^(ENTER|LEAVE)\s+(\d+)\s+\d+\s+Region: .*$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, event)) continue;
+      (m[1] == "ENTER" ? enters : leaves)[std::stoull(m[2])]++;
+    }
+    // Locations are numbered in thread order.
+    const auto processes = open_trace_directory(trace(example));
+    std::map<std::uint64_t, std::uint64_t> expected;
+    std::uint64_t location = 0;
+    for (const auto& events : read_thread_events(processes[0])) {
+      expected[location++] =
+          std::count_if(events.begin(), events.end(), [](auto id) { return id != 0; });
+    }
+    EXPECT_EQ(enters, expected) << example;
+    EXPECT_EQ(leaves, expected) << example;
+    const RunResult defs = run({"otf2-print", "-G", (archive / "traces.otf2").string()});
+    EXPECT_THAT(defs.out, HasSubstr("Ticks per Seconds: 1,"));  // 1 tick = 1 event
+    EXPECT_TRUE(std::regex_search(defs.out, std::regex("LOCATION_GROUP .*pid ")));
+    EXPECT_TRUE(std::regex_search(defs.out, std::regex(R"(REGION .*File: ".*\.c)")));
+    const RunResult anchor = run({"otf2-print", "-A", (archive / "traces.otf2").string()});
+    EXPECT_THAT(anchor.out, HasSubstr("logical clock"));
+  }
+}
+
+TEST_F(ExportConsumers, PerfettoDecodesWithTheExpectedSlicesPerThread) {
+  if (!have("protoc")) GTEST_SKIP() << "protobuf-compiler not installed";
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (formats.out.find("perfetto") == std::string::npos) GTEST_SKIP() << "built without protozero";
+  const fs::path file = export_to("quicksort_threads", "perfetto");
+  const fs::path decoded = dir_->path() / "perfetto.txt";
+  const RunResult r = run({"/bin/sh", "-c",
+                           "protoc --proto_path=" PARLOT_PERFETTO_PROTO_DIR
+                           " --decode=perfetto.protos.Trace perfetto_trace_subset.proto < " +
+                               file.string() + " > " + decoded.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // Walk the text format: thread tracks (uuid -> tid), slices per track,
+  // interned names per sequence.
+  std::map<std::uint64_t, std::uint64_t> tid_of_track;
+  std::map<std::uint64_t, std::uint64_t> begins, ends;  // track -> slices
+  std::map<std::uint64_t, std::string> first_slice;     // track -> name of its first slice
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> names;  // (sequence, iid)
+  std::istringstream in(slurp(decoded));
+  std::uint64_t uuid = 0, sequence = 0, track = 0, iid = 0, name_iid = 0;
+  std::string type;
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> first_iids;
+  const std::regex field(R"(^\s*(\w+): (.*)$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line == "packet {") {
+      type.clear();
+      name_iid = 0;
+      continue;
+    }
+    if (line == "}") {  // end of a packet
+      if (!type.empty()) {
+        (type == "TYPE_SLICE_BEGIN" ? begins : ends)[track]++;
+        if (type == "TYPE_SLICE_BEGIN" && begins[track] == 1) {
+          first_iids.emplace_back(track, sequence, name_iid);
+        }
+      }
+      continue;
+    }
+    if (!std::regex_match(line, m, field)) continue;
+    const std::string key = m[1];
+    const std::string value = m[2];
+    if (key == "uuid") uuid = std::stoull(value);
+    if (key == "tid") tid_of_track[uuid] = std::stoull(value);
+    if (key == "trusted_packet_sequence_id") sequence = std::stoull(value);
+    if (key == "type") type = value;
+    if (key == "track_uuid") track = std::stoull(value);
+    if (key == "name_iid") name_iid = std::stoull(value);
+    if (key == "iid") iid = std::stoull(value);
+    if (key == "name" && line.starts_with("      name: ")) {  // in event_names
+      names[{sequence, iid}] = value.substr(1, value.size() - 2);
+    }
+  }
+  for (const auto& [t, seq, n] : first_iids) first_slice[t] = names[{seq, n}];
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  std::map<std::uint64_t, std::uint64_t> expected, got_begins, got_ends;
+  const auto events = read_thread_events(processes[0]);
+  std::uint64_t main_tid = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const std::uint64_t tid = ThreadEventReader(processes[0].thread_files[i]).summary().tid;
+    if (i == 0) main_tid = tid;
+    expected[tid] = std::count_if(events[i].begin(), events[i].end(), [](auto id) { return id; });
+  }
+  for (const auto& [t, n] : begins) got_begins[tid_of_track.at(t)] = n;
+  for (const auto& [t, n] : ends) got_ends[tid_of_track.at(t)] = n;
+  EXPECT_EQ(got_begins, expected);
+  EXPECT_EQ(got_ends, expected);
+  for (const auto& [t, name] : first_slice) {
+    EXPECT_EQ(name, tid_of_track.at(t) == main_tid ? "main" : "sort_worker") << t;
+  }
+}
+
+struct ReportRow {
+  std::uint64_t total, self, calls, depth;
+};
+
+/// `parlot-read report` output -> rows by function, in printed order.
+std::vector<std::pair<std::string, ReportRow>> parse_report(const std::string& out) {
+  std::vector<std::pair<std::string, ReportRow>> rows;
+  std::istringstream in(out);
+  const std::regex row(R"(^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)  (.*)$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line.starts_with("#") || line.find("total events") != std::string::npos) continue;
+    if (!std::regex_match(line, m, row)) continue;
+    rows.push_back(
+        {m[5], {std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3]), std::stoull(m[4])}});
+  }
+  return rows;
+}
+
+TEST_F(ExportConsumers, ReportCallsEqualStatsAndSelfCostsAddUpToTheEvents) {
+  const RunResult r =
+      parlot_read({"report", "--sort", "calls", trace("quicksort_threads").string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# time axis: logical clock"));
+  const auto rows = parse_report(r.out);
+  ASSERT_EQ(rows.size(), 13u);
+  EXPECT_EQ(rows[0].first, "swap");  // the most called
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_GE(rows[i - 1].second.calls, rows[i].second.calls);
+  }
+  std::map<std::string, std::uint64_t> callee_calls;
+  for (const auto& [edge, n] : stats_edges("quicksort_threads")) callee_calls[edge.second] += n;
+  std::uint64_t self = 0;
+  for (const auto& [name, row] : rows) {
+    self += row.self;
+    EXPECT_GE(row.total, row.self) << name;
+    // Every call but the threads' outermost (main, sort_worker) has a caller.
+    if (name != "main" && name != "sort_worker") {
+      EXPECT_EQ(row.calls, callee_calls[name]) << name;
+    }
+  }
+  // Each thread's one outermost call spans its events but one.
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  std::uint64_t events = 0;
+  for (const auto& e : read_thread_events(processes[0])) events += e.size() - 1;
+  EXPECT_EQ(self, events);
+  for (const auto& [name, row] : rows) {
+    if (name == "main") {
+      EXPECT_EQ(row.depth, 1u);
+    }
+    if (name == "swap") {
+      EXPECT_GT(row.depth, 3u);  // under recursive quicksort
+    }
+  }
+}
+
+TEST_F(ExportConsumers, ReportDiffGivesDeltas) {
+  const std::string qs = trace("quicksort_threads").string();
+  RunResult r = parlot_read({"report", qs, "--diff", qs});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto rows = parse_report(r.out);
+  ASSERT_EQ(rows.size(), 13u);
+  for (const auto& [name, row] : rows) EXPECT_EQ(row.calls, 0u) << name;
+  r = parlot_read({"report", qs, "--diff", trace("cpp_features").string(), "--sort", "calls"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // swap: 1127 calls of one event each, at depth up to 12, gone in the other trace.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n\s+-1127\s+-1127\s+-1127\s+-12  swap\n)")))
+      << r.out;
+}
+
+}  // namespace
+}  // namespace parlot::e2e
