@@ -130,7 +130,9 @@ const char* integrated_string(Dwarf_Die* die, unsigned int name) {
   return dwarf_formstring(&attr);
 }
 
-// `file` as an absolute path when it is relative and `comp_dir` is known.
+// `file` as an absolute path when it is relative and `comp_dir` is known,
+// lexically normalised ("build/../src/a.c" -> "src/a.c": compilers run
+// through ccache with CCACHE_BASEDIR record such relative names).
 std::string join_comp_dir(const char* file, const char* comp_dir) {
   if (file == nullptr) return {};
   std::string path(file);
@@ -139,7 +141,7 @@ std::string join_comp_dir(const char* file, const char* comp_dir) {
   }
   std::string joined(comp_dir);
   if (joined.back() != '/') joined.push_back('/');
-  return joined + path;
+  return std::filesystem::path(joined + path).lexically_normal().string();
 }
 
 // Demangles an Itanium-ABI name; empty when it is not one.

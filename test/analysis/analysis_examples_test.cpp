@@ -165,18 +165,25 @@ TEST(AnalysisStopped, StacksOfASigtermedRunShowTheOpenCalls) {
   const auto processes = open_trace_directory(dir);
   ASSERT_EQ(processes.size(), 1u);
   std::uint64_t open_frames = 0;
+  bool cut = false;  // a thread file without trailer: damage, exit status 1
   for (const auto& f : processes[0].thread_files) {
     ThreadEventReader reader(f);
-    ASSERT_TRUE(reader.summary().trailer);
-    open_frames += reader.summary().trailer->closed_at_end;
+    if (reader.summary().trailer) {
+      open_frames += reader.summary().trailer->closed_at_end;
+    } else {
+      cut = true;
+    }
   }
-  ASSERT_GT(open_frames, 0u);
+  // Either the runtime finished the files (closing exits counted in the
+  // trailer) or a file was cut by the signal (its stream simply stops):
+  // in both cases the calls open at the stop must show.
+  ASSERT_TRUE(open_frames > 0 || cut);
   const std::string out = read_tool("stacks '" + dir.string() + "'", &status);
-  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(status, cut ? 1 : 0) << out;
   EXPECT_THAT(out, HasSubstr("\n  main [1 thread: process 0]\n")) << out;
   EXPECT_THAT(out, ::testing::Not(HasSubstr("(no open call: process 0)"))) << out;
   // Stopped before the workers started: one line per open frame of main.
-  if (processes[0].thread_files.size() == 1) {
+  if (processes[0].thread_files.size() == 1 && !cut) {
     std::size_t lines = 0;
     for (const char c : out) lines += c == '\n' ? 1 : 0;
     EXPECT_EQ(lines, 1 + open_frames) << out;
