@@ -87,6 +87,22 @@ LoadMap read_load_map(const std::filesystem::path& file) {
   // once (FORMAT.md), hashed: O(n) expected for n lines.
   std::unordered_set<std::string_view> seen;
   seen.reserve(lines.size());
+  const auto entry_hash = [&map](std::size_t i) {
+    const LoadedObject& o = map[i];
+    std::size_t h = std::hash<std::string>{}(o.path);
+    for (const std::uint64_t v : {o.start, o.end, o.load_bias}) {
+      h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    }
+    return h ^ std::hash<std::string>{}(o.build_id);
+  };
+  const auto entry_equal = [&map](std::size_t a, std::size_t b) {
+    const LoadedObject& x = map[a];
+    const LoadedObject& y = map[b];
+    return x.start == y.start && x.end == y.end && x.load_bias == y.load_bias &&
+           x.build_id == y.build_id && x.path == y.path;
+  };
+  std::unordered_set<std::size_t, decltype(entry_hash), decltype(entry_equal)> entries(
+      lines.size(), entry_hash, entry_equal);
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto& [offset, text] = lines[i];
     if (!seen.insert(text).second) continue;
@@ -109,7 +125,10 @@ LoadMap read_load_map(const std::filesystem::path& file) {
     if (o.build_id == "-") o.build_id.clear();
     o.path = detail::unescape(text.substr(fields[3] + 1), file, offset + fields[3] + 1);
     if (o.end <= o.start) throw FormatError(file, offset, "empty address range");
+    // Lines that differ as text can still be the same entry (leading zeros,
+    // escapes): keep each distinct entry once too.
     map.push_back(std::move(o));
+    if (!entries.insert(map.size() - 1).second) map.pop_back();
   }
   return map;
 }

@@ -103,14 +103,27 @@ TEST(RuntimeThreads, ConcurrentThreadsAndFirstSightsGiveCompleteWellNestedTraces
 TEST(RuntimeThreads, ThreadsStillCallingAtExitAreStoppedAndWrittenOut) {
   parlot::test::TempDir dir;
   const int status = in_child(dir.path(), [] {
+    // Each worker counts its rounds (31 calls each); exit() comes once
+    // every worker has made at least 10 (not after a fixed time: a thread's
+    // start, its trace's model set up, can take long under TSan).
+    static std::atomic<int> rounds[3];
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; ++t) {
       threads.emplace_back([t] {
-        while (!g_stop.load(std::memory_order_relaxed)) call(t, 4, 2);
+        while (!g_stop.load(std::memory_order_relaxed)) {
+          call(t, 4, 2);
+          rounds[t].fetch_add(1, std::memory_order_relaxed);
+        }
       });
       threads.back().detach();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int waited_ms = 0; waited_ms < 20000; ++waited_ms) {
+      bool all = true;
+      for (const auto& r : rounds) all = all && r.load(std::memory_order_relaxed) >= 10;
+      if (all) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     // exit() with the threads inside hooks: the runtime fences them, waits
     // for each to leave its hook, and ends every stream.
   });
