@@ -213,6 +213,24 @@ void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
   if (now > last_sample_ns_) last_sample_ns_ = now;
 }
 
+void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index,
+                                  const void* data, std::size_t n) {
+  if (finished_) return;
+  n = std::min(n, kMaxSideData);
+  const std::size_t bytes = sizeof(format::AuxRecordHeader) + n;
+  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + kMaxSideData <=
+                kSideBytes);
+  if (side_used_ + bytes > kSideBytes) write_side_records();
+  format::AuxRecordHeader h{};
+  h.kind = static_cast<std::uint8_t>(kind);
+  h.data_bytes = static_cast<std::uint16_t>(n);
+  h.event_index = event_index;
+  std::memcpy(side_ + side_used_, &h, sizeof h);
+  if (n != 0) std::memcpy(side_ + side_used_ + sizeof h, data, n);
+  side_used_ += bytes;
+  side_record_ = 0;  // the next clock sample starts a record of its own
+}
+
 void ThreadTrace::write_side_records() {
   const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
   side_used_ = sizeof(format::BlockHeader);

@@ -89,6 +89,19 @@ class ThreadTrace {
     return write_error_;
   }
 
+  /// Largest data of one side record add_side_record() takes (bytes).
+  static constexpr std::size_t kMaxSideData = 1024;
+
+  /// Appends a side record (docs/FORMAT.md "Version 2") of `kind` about the
+  /// event with absolute index `event_index` (events() for "the next
+  /// event"), with `n` <= kMaxSideData bytes of `data` (longer data is cut
+  /// to kMaxSideData). Buffered with the clock samples; written as a PAUX
+  /// block when the buffer is full (a file write), after the next data
+  /// block, or at the end. Not for the hot path. The caller keeps hooks out
+  /// (busy flag, IgnoreHooksOnThisThread).
+  void add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
+                       std::size_t n);
+
   /// Closes open frames, flushes the encoder, writes the last block and the
   /// trailer. Returns 0 or the errno of a failed write (the file then ends
   /// at its last complete block).

@@ -2,6 +2,7 @@
 // take the place of libparlot-api.so's no-op stubs when the runtime is
 // loaded first (LD_PRELOAD, or linked before the stub library).
 #include <cerrno>
+#include <cstring>
 
 #include "hook_state.h"
 #include "parlot/parlot.h"
@@ -42,10 +43,18 @@ PARLOT_API int parlot_flush(void) {
   return err;
 }
 
-// Marks need out-of-band side records in the thread stream, which the
-// trace format does not have yet: nothing is recorded.
+// A mark is a side record (format::AuxKind::kMark) placed before the
+// thread's next event. Not recorded while the thread is paused, nor from a
+// signal handler that interrupted one of the thread's hooks.
 PARLOT_API void parlot_mark(const char* label) {
-  (void)label;
+  using namespace parlot::runtime;
+  if (label == nullptr || recording_paused() || !is_traced_process()) return;
+  ThreadTrace* t = tls_thread_trace;
+  if (t == nullptr) t = attach_current_thread();
+  if (t == nullptr || t->finished() || g_tracing_stopped.load()) return;
+  if (t->busy.load(std::memory_order_relaxed) != 0) return;  // inside a hook
+  const IgnoreHooksOnThisThread ignore;
+  t->add_side_record(parlot::format::AuxKind::kMark, t->events(), label, std::strlen(label));
 }
 
 PARLOT_API int parlot_is_tracing(void) {

@@ -83,6 +83,12 @@ enum class AuxKind : std::uint8_t {
   /// more pairs of LEB128 varints (event index delta >= 0, time delta ns >= 0),
   /// each one more sample relative to the previous one.
   kClockSamples = 1,
+  /// A user mark (parlot_mark): data = the label's bytes (UTF-8 as given,
+  /// no NUL, at most 1024 bytes); `event_index` = the index of the first
+  /// event after the mark (the event count when none follows).
+  kMark = 2,
+  /// Arguments of one MPI call (PARLOT_MPI_ARGS=1): see docs/FORMAT.md.
+  kMpiCall = 3,
 };
 
 /// Largest payload of a data block a reader accepts (bytes). Keeps every

@@ -36,9 +36,10 @@ void parlot_resume_all(void);
  *  (-1 in the stub: not traced). */
 int parlot_flush(void);
 
-/** Marks a point of the calling thread's trace with `label` (copied, at most
- *  255 bytes). Not recorded yet: the trace format has no side records so
- *  far; the call returns at once. */
+/** Marks a point of the calling thread's trace with `label` (a C string,
+ *  copied; at most 1024 bytes are kept). The mark sits before the thread's
+ *  next event and every reader view shows it there. Not recorded while the
+ *  thread or the process is paused. */
 void parlot_mark(const char* label);
 
 /** 1 when the Parlot runtime is loaded in this process, 0 otherwise (the
