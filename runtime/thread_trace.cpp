@@ -213,8 +213,8 @@ void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
   if (now > last_sample_ns_) last_sample_ns_ = now;
 }
 
-void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index,
-                                  const void* data, std::size_t n) {
+void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
+                                  std::size_t n) {
   if (finished_) return;
   n = std::min(n, kMaxSideData);
   const std::size_t bytes = sizeof(format::AuxRecordHeader) + n;

@@ -125,8 +125,18 @@ class ThreadTrace {
   /// Sink interface of the encoders: writes the filled block. Cold path.
   void drain(codec::OutputWindow& w);
 
-  /// Set while the thread is inside a hook; read by process end (atomic).
+  /// busy: the thread is inside a hook (or the runtime's own code that
+  /// keeps hooks out).
+  static constexpr int kInHook = 1;
+  /// busy: the thread is paused (parlot_pause); its hooks record nothing.
+  static constexpr int kPaused = 2;
+  /// kInHook | kPaused; zero lets a hook record. Written by the thread
+  /// itself only; read by process end and the signal dispatcher (atomic).
   std::atomic<int> busy{0};
+  /// The last function the record filter excluded that this thread called
+  /// (0: none): its hooks return after one compare. Any other excluded
+  /// function costs an ID-table lookup, then takes this place.
+  std::uintptr_t last_excluded = 0;
   /// Signals that arrived while the thread was inside a hook (bit sig - 1),
   /// deferred to the hook's end (signal_handlers.h); their siginfo below.
   std::atomic<std::uint64_t> deferred_signals{0};
