@@ -507,6 +507,7 @@ ThreadTrace* attach_current_thread() {
                             static_cast<std::uint32_t>(g_config.clock_events), err);
     if (t != nullptr) {
       t->set_record_depth(g_config.record_depth);
+      t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
       link_trace(t);
     } else {
       // This thread goes untraced; the others go on.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <new>
 
+#include "clock_sample_filter.h"
 #include "function_ids.h"
 #include "parlot/codec.h"
 #include "parlot/format.h"
@@ -77,6 +78,10 @@ class ThreadTrace {
     Emitter e{this};
     stack_.exit_below_top(fn, sp, at_cfa, e);
   }
+
+  /// Swing-door tolerance of the clock samples (PARLOT_CLOCK_TOLERANCE_NS,
+  /// ns; 0 = keep every sample read).
+  void set_clock_tolerance_ns(std::uint64_t ns) { clock_filter_.set_tolerance_ns(ns); }
 
   /// Record filter PARLOT_MAX_DEPTH (ShadowStack::set_record_depth).
   void set_record_depth(std::size_t depth) { stack_.set_record_depth(depth); }
@@ -194,6 +199,10 @@ class ThreadTrace {
   // Appends a clock sample (event index, CLOCK_MONOTONIC ns) to the side
   // records; writes them out when their buffer is full.
   void add_clock_sample(std::uint64_t event_index, std::uint64_t now_ns);
+  // The filter's sink: keeps a sample in the side records.
+  auto clock_sink() {
+    return [this](std::uint64_t index, std::uint64_t ns) { add_clock_sample(index, ns); };
+  }
   // Writes the buffered side records as one PAUX block.
   void write_side_records();
 
@@ -258,6 +267,7 @@ class ThreadTrace {
   std::size_t side_record_ = 0;  // offset of the open record's header, 0 = none
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
+  ClockSampleFilter clock_filter_;  // which samples read are kept
   alignas(8) std::uint8_t side_[kSideBytes];
   char path_[1280] = "";
 
