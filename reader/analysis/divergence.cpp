@@ -29,11 +29,12 @@ std::string context_text(const ContextEvent& e, const NameTable& names, const ch
 /// One side of the comparison: its events with the marks before each.
 class Side {
  public:
-  explicit Side(EventSource& source) : source_(source), cursor_(source.marks()) {}
+  explicit Side(EventSource& source)
+      : source_(source), cursor_(source.marks()), has_marks_(!source.marks().empty()) {}
   bool next(ContextEvent& e) {
     e.marks_before.clear();
     if (!source_.next(e)) return false;
-    if (cursor_.due(source_.last_index())) [[unlikely]] {
+    if (has_marks_ && cursor_.due(source_.last_index())) [[unlikely]] {
       cursor_.visit_until(source_.last_index(),
                           [&](const Mark& m) { e.marks_before.push_back(m.label); });
     }
@@ -48,6 +49,7 @@ class Side {
  private:
   EventSource& source_;
   MarkCursor cursor_;
+  bool has_marks_;
 };
 
 }  // namespace
