@@ -34,18 +34,19 @@ module parlot
 contains
 
   !> Marks a point of the calling thread's trace with `label` (trailing
-  !> blanks dropped, at most 255 characters; see parlot.h). Written without
+  !> blanks dropped, at most 1024 characters, as the runtime keeps; see
+  !> parlot.h). Written without
   !> calls into libgfortran, so libparlot-api does not need it.
   subroutine parlot_mark(label)
     character(len=*), intent(in) :: label
-    character(kind=c_char) :: buf(256)
+    character(kind=c_char) :: buf(1025)
     integer :: n, i
     n = len(label)
     do while (n > 0)
       if (iachar(label(n:n)) /= 32) exit
       n = n - 1
     end do
-    n = min(n, 255)
+    n = min(n, 1024)
     do i = 1, n
       buf(i) = label(i:i)
     end do

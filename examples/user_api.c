@@ -1,7 +1,9 @@
-/* The user API (include/parlot/parlot.h) in a small program with phases:
- * a noisy set-up phase that is not worth tracing (parlot_pause), the
- * computation (traced), a flush once it is done (parlot_flush, so its
- * trace is on disk whatever happens next), and a report phase. Linked with
+/* The user API (include/parlot/parlot.h) in a small program with phases,
+ * each opened by a mark (parlot_mark: every reader view shows it at its
+ * place among the calls): a noisy set-up phase that is not worth tracing
+ * (parlot_pause), the computation (traced), a flush once it is done
+ * (parlot_flush, so its trace is on disk whatever happens next), and a
+ * report phase. Linked with
  * libparlot-api.so: untraced it runs the same; under `parlot record` (or
  * LD_PRELOAD=libparlotrt.so) the runtime's definitions take over.
  * Usage: user_api [n] (default 1000)
@@ -41,11 +43,14 @@ NOINLINE static void report(unsigned result, int flushed) {
 
 int main(int argc, char** argv) {
   const unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000;
+  parlot_mark("set-up");
   parlot_pause();
   fill_table();
   parlot_resume();
+  parlot_mark("compute");
   const unsigned result = compute(n);
   const int flushed = parlot_flush();
+  parlot_mark("report");
   report(result, flushed);
   return 0;
 }

@@ -4,7 +4,8 @@
 //
 // Only parlot::FormatError may escape the library; any other exception,
 // crash, leak or hang is a finding. Checks beyond that: the summary is
-// consistent with the file, batches are non-empty, and a file that reads to
+// consistent with the file (marks sorted and inside it), batches are
+// non-empty, and a file that reads to
 // its end without an error yields exactly the event count of its trailer
 // (or final block) as trace_reader.h promises.
 //
@@ -48,6 +49,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     PARLOT_FUZZ_CHECK(!s.trailer || s.trailer->payload_bytes == s.payload_bytes);
     PARLOT_FUZZ_CHECK(s.trailer.has_value() == s.damage.empty());
     PARLOT_FUZZ_CHECK(s.damage.empty() || s.damage_offset <= size);
+    // Marks: sorted by event index, each a 16-byte record header plus its
+    // label inside the file.
+    std::uint64_t mark_bytes = 0;
+    for (std::size_t i = 0; i < s.marks.size(); ++i) {
+      PARLOT_FUZZ_CHECK(i == 0 || s.marks[i - 1].event_index <= s.marks[i].event_index);
+      mark_bytes += 16 + s.marks[i].label.size();
+    }
+    PARLOT_FUZZ_CHECK(mark_bytes <= size);
     const std::uint64_t limit = s.final_events ? *s.final_events : ~std::uint64_t{0};
 
     parlot::CallStackTracker tracker(function_count, path);

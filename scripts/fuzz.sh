@@ -47,7 +47,7 @@ die() {
 # ---- 1. normal build and real traces -----------------------------------------
 # Seeding needs only the runtime and the examples: when the full build fails
 # elsewhere (a test that does not compile), build just those and go on.
-seed_programs=(parlotrt cg quicksort_threads cpp_features many_functions)
+seed_programs=(parlotrt cg quicksort_threads cpp_features many_functions user_api)
 if [ -x scripts/build.sh ]; then
   PARLOT_BUILD_DIR="$build" scripts/build.sh >"$logs/build.log" 2>&1 || build_failed=1
 else
@@ -83,6 +83,8 @@ trace quicksort_raw PARLOT_COMPRESS=0 "$examples/quicksort_threads" 500 2
 trace quicksort_lz_4k PARLOT_BUFFER_KB=4 "$examples/quicksort_threads" 20000 2
 trace quicksort_raw_4k PARLOT_COMPRESS=0 PARLOT_BUFFER_KB=4 "$examples/quicksort_threads" 3000 2
 trace cpp_features_lz_4k PARLOT_BUFFER_KB=4 "$examples/cpp_features"
+# User marks (side records of kind 2) next to the events.
+trace user_api_marks "$examples/user_api" 100
 # IDs above 0x7fff (two-word literals); its thread file is cut to 16 KiB below.
 if [ -x "$examples/many_functions" ]; then
   trace many_functions_4k PARLOT_BUFFER_KB=4 "$examples/many_functions"

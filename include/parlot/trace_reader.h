@@ -87,6 +87,17 @@ struct ClockSample {
   std::uint64_t ns = 0;
 };
 
+/// A user mark of a thread (parlot_mark, side record kind 2, format version
+/// 2): `label` sits just before the event with index `event_index` of the
+/// thread's stream; an index at or beyond the stream's end places it after
+/// the last event.
+struct Mark {
+  std::uint64_t event_index = 0;
+  /// The label's bytes as the program gave them (at most 65535): untrusted
+  /// text, escape it before printing (any byte may occur).
+  std::string label;
+};
+
 /// Structure of one thread trace file, from its header and block headers.
 struct ThreadTraceSummary {
   std::filesystem::path path;
@@ -102,6 +113,10 @@ struct ThreadTraceSummary {
   /// Clock samples from the side records, by event index (empty for
   /// version-1 files and PARLOT_CLOCK_EVENTS=0).
   std::vector<ClockSample> clock_samples;
+  /// User marks from the side records, sorted by event index (stable: marks
+  /// at the same index keep their order in the file). Empty for version-1
+  /// files and threads that made none.
+  std::vector<Mark> marks;
   std::uint64_t payload_bytes = 0;  ///< bytes of all data-block payloads
   /// Event count from the final data block, when the file has one (the
   /// stream was finalised; the trailer may still be missing).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "parlot/mark_cursor.h"
 #include "stack_tree.h"
 
 namespace parlot::analysis {
@@ -14,19 +15,58 @@ std::string event_text(const Event& e, const NameTable& names) {
                      names.name(e.function));
 }
 
+/// Lines of a context event: its marks (at the depth inside which they
+/// were made), then the event, each after `prefix`.
+std::string context_text(const ContextEvent& e, const NameTable& names, const char* prefix) {
+  std::string out;
+  const std::uint32_t depth = e.enter ? e.depth : e.depth + 1;
+  for (const auto& label : e.marks_before) {
+    out += fmt::format("{}{:{}}@ mark {}\n", prefix, "", 2 * depth, label);
+  }
+  return out + prefix + event_text(e, names) + "\n";
+}
+
+/// One side of the comparison: its events with the marks before each.
+class Side {
+ public:
+  explicit Side(EventSource& source)
+      : source_(source), cursor_(source.marks()), has_marks_(!source.marks().empty()) {}
+  bool next(ContextEvent& e) {
+    e.marks_before.clear();
+    if (!source_.next(e)) return false;
+    if (has_marks_ && cursor_.due(source_.last_index())) [[unlikely]] {
+      cursor_.visit_until(source_.last_index(),
+                          [&](const Mark& m) { e.marks_before.push_back(m.label); });
+    }
+    return true;
+  }
+  std::vector<std::string> rest() {
+    std::vector<std::string> labels;
+    cursor_.visit_rest([&](const Mark& m) { labels.push_back(m.label); });
+    return labels;
+  }
+
+ private:
+  EventSource& source_;
+  MarkCursor cursor_;
+  bool has_marks_;
+};
+
 }  // namespace
 
-Divergence first_divergence(EventSource& left, EventSource& right, std::size_t context) {
+Divergence first_divergence(EventSource& left_source, EventSource& right_source,
+                            std::size_t context) {
   Divergence d;
-  std::deque<Event> recent;
+  std::deque<ContextEvent> recent;
   OpenStack stack;
-  Event l{}, r{};
+  Side left(left_source), right(right_source);
+  ContextEvent l{}, r{};
   bool has_l = left.next(l), has_r = right.next(r);
   auto count = [](std::map<FunctionKey, std::uint64_t>& calls, const Event& e) {
     if (e.enter) ++calls[e.function];
   };
   // Common prefix.
-  while (has_l && has_r && l == r) {
+  while (has_l && has_r && static_cast<const Event&>(l) == static_cast<const Event&>(r)) {
     ++d.left_events, ++d.right_events;
     count(d.left_calls, l);
     count(d.right_calls, r);
@@ -47,11 +87,13 @@ Divergence first_divergence(EventSource& left, EventSource& right, std::size_t c
     count(d.left_calls, l);
     if (d.left.size() < context) d.left.push_back(l);
   }
+  if (d.left.size() < context) d.left_end_marks = left.rest();
   for (; has_r; has_r = right.next(r)) {
     ++d.right_events;
     count(d.right_calls, r);
     if (d.right.size() < context) d.right.push_back(r);
   }
+  if (d.right.size() < context) d.right_end_marks = right.rest();
   return d;
 }
 
@@ -64,13 +106,16 @@ std::string describe_divergence(const Divergence& d, const NameTable& names,
   if (d.stack.empty()) out += " (none)";
   for (const FunctionKey f : d.stack) out += " " + names.name(f);
   out += "\n  common context before it:\n";
-  for (const Event& e : d.before) out += "    " + event_text(e, names) + "\n";
-  out += fmt::format("  {}:\n", left_label);
-  if (d.left.empty()) out += "    (stream ends)\n";
-  for (const Event& e : d.left) out += "  < " + event_text(e, names) + "\n";
-  out += fmt::format("  {}:\n", right_label);
-  if (d.right.empty()) out += "    (stream ends)\n";
-  for (const Event& e : d.right) out += "  > " + event_text(e, names) + "\n";
+  for (const ContextEvent& e : d.before) out += context_text(e, names, "    ");
+  auto side = [&](const std::string& label, const std::vector<ContextEvent>& events,
+                  const std::vector<std::string>& end_marks, const char* prefix) {
+    out += fmt::format("  {}:\n", label);
+    for (const ContextEvent& e : events) out += context_text(e, names, prefix);
+    for (const auto& m : end_marks) out += fmt::format("{}@ mark {}\n", prefix, m);
+    if (events.empty()) out += "    (stream ends)\n";
+  };
+  side(left_label, d.left, d.left_end_marks, "  < ");
+  side(right_label, d.right, d.right_end_marks, "  > ");
   std::string deltas;
   std::map<FunctionKey, bool> all;
   for (const auto& [f, n] : d.left_calls) all[f];

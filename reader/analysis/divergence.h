@@ -13,12 +13,22 @@
 
 namespace parlot::analysis {
 
+/// An event of the context around a divergence, with the labels of the
+/// user marks just before it (EventSource::marks(); marks never decide a
+/// divergence, they are shown).
+struct ContextEvent : Event {
+  std::vector<std::string> marks_before;
+};
+
 struct Divergence {
-  bool identical = true;           ///< both streams are the same
-  std::uint64_t position = 0;      ///< 0-based index of the first differing event
-  std::vector<Event> before;       ///< up to `context` common events just before it
+  bool identical = true;       ///< both streams are the same
+  std::uint64_t position = 0;  ///< 0-based index of the first differing event
+  std::vector<ContextEvent>
+      before;                      ///< up to `context` common events just before it (left's marks)
   std::vector<FunctionKey> stack;  ///< open calls there (outermost first), common to both
-  std::vector<Event> left, right;  ///< up to `context` events from `position` on each side
+  std::vector<ContextEvent> left, right;  ///< up to `context` events from `position` on each side
+  /// Marks after the last event of each side, when its context reaches its end.
+  std::vector<std::string> left_end_marks, right_end_marks;
   std::uint64_t left_events = 0, right_events = 0;  ///< events of each stream
   /// Calls (entries) per function on each side.
   std::map<FunctionKey, std::uint64_t> left_calls, right_calls;

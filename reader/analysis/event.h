@@ -6,9 +6,12 @@
 
 #include <compare>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#include "parlot/trace_reader.h"
 
 namespace parlot::analysis {
 
@@ -44,6 +47,12 @@ class EventSource {
   /// Next event into `e`; false at the end. Throws FormatError (the
   /// decoder's) on corrupt input.
   virtual bool next(Event& e) = 0;
+  /// The thread's user marks, sorted by event index, with their labels as
+  /// they are to be shown (the source escapes them); empty when it has none.
+  virtual std::span<const Mark> marks() const { return {}; }
+  /// Index, in the thread's unfiltered stream, of the event next() returned
+  /// last (with marks(): places each mark before its event).
+  virtual std::uint64_t last_index() const { return 0; }
 };
 
 /// FunctionKey -> display name, merged over processes.

@@ -72,6 +72,9 @@ class FilterStage {
     return true;
   }
 
+  /// Frames open in the filtered stream (the depth of what comes next).
+  std::uint32_t depth() const { return static_cast<std::uint32_t>(kept_.size()); }
+
  private:
   std::vector<bool> keep_;
   std::uint32_t max_depth_;

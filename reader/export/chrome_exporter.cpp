@@ -1,6 +1,7 @@
 // chrome: the JSON trace_event format (Chrome's about:tracing, Perfetto UI,
 // catapult's trace viewer): "B"/"E" duration events per thread, "M"
-// metadata naming processes (rank, pid, executable) and threads. "ts" is in
+// metadata naming processes (rank, pid, executable) and threads, and an
+// "i" instant event of thread scope per user mark (cat "mark"). "ts" is in
 // microseconds by the format's definition: with time it is real time since
 // the process's start; on the logical clock it is the event index, and
 // "otherData" says so. Browsers cannot open much more than 10^7 events:
@@ -62,6 +63,15 @@ class ChromeExporter final : public Exporter {
     } else {
       out_.print("{{\"ph\":\"E\",\"pid\":{},\"tid\":{},\"ts\":", pid_, tid_);
     }
+    write_ts(time);
+    out_.write("}");
+  }
+
+  void mark(std::string_view label, std::uint32_t, std::uint64_t time) override {
+    separator();
+    out_.print(
+        "{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"mark\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":",
+        json_string(label), pid_, tid_);
     write_ts(time);
     out_.write("}");
   }

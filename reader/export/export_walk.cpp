@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "event_clock.h"
+#include "parlot/mark_cursor.h"
 
 namespace parlot::exporter {
 
@@ -30,6 +31,11 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
     }
     started = true;
   };
+  MarkCursor marks(s.marks);
+  marks.skip_before(window.begin);
+  auto mark = [&](const Mark& m) {
+    exporter.mark(m.label, static_cast<std::uint32_t>(tracker.open_calls().size()), time_of(index));
+  };
   bool done = false;
   for (auto batch = reader.next_batch(); !batch.empty() && !done; batch = reader.next_batch()) {
     for (const std::uint32_t id : batch) {
@@ -38,6 +44,9 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
         break;
       }
       if (index == window.begin) open_window();
+      if (started && marks.due(index)) [[unlikely]] {
+        marks.visit_until(index, mark);
+      }
       const CallEvent e = tracker.push(id);
       if (started) {
         exporter.event(e, time_of(index));
@@ -47,6 +56,8 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
     }
   }
   const std::uint64_t end_time = time_of(std::min(index, window.end));
+  if (!started && index == window.begin && index < window.end) open_window();  // starts at the end
+  if (started && !done) marks.visit_rest(mark);  // the window reaches the stream's end
   if (started) {
     const auto open = tracker.open_calls();
     for (std::size_t d = open.size(); d-- > 0;) {

@@ -19,12 +19,13 @@ struct EventWindow {
 };
 
 /// Calls exporter.begin_thread, event (for each event of `reader` in
-/// `window`, with its time) and end_thread. Times on `time`'s axis: event
-/// indices on the logical clock, else ns since time.origin_ns interpolated
-/// from the thread's clock samples (EventClock). `function_count`: IDs
-/// 1..function_count are valid (0 = unknown). Returns the events handed to
-/// the exporter, synthesised ones included. Throws FormatError on corrupt
-/// data, like CallStackTracker.
+/// `window`, with its time), mark (for each of the thread's marks in the
+/// window, just before the event it precedes; those beyond the stream's
+/// last event after it, when the window reaches the end) and end_thread. Times on `time`'s axis:
+/// event indices on the logical clock, else ns since time.origin_ns interpolated from the thread's
+/// clock samples (EventClock). `function_count`: IDs 1..function_count are valid (0 = unknown).
+/// Returns the events handed to the exporter, synthesised ones included (marks not counted). Throws
+/// FormatError on corrupt data, like CallStackTracker.
 std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_count,
                             const EventWindow& window, const TimeAxis& time, Exporter& exporter);
 

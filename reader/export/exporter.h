@@ -1,7 +1,7 @@
 // The interface every export format implements (one file per format in
 // reader/export/), and what the walk over a trace hands to it. A format
 // sees, in order: begin_process, then for each of that process's threads
-// begin_thread, every event, end_thread; then the next process; then end.
+// begin_thread, every event and mark, end_thread; then the next process; then end.
 // Events arrive well nested (exits of frames still open at the end of a
 // thread or of a --window are synthesised), so every format can assume it.
 #pragma once
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parlot/call_stack_tracker.h"
@@ -91,6 +92,14 @@ class Exporter {
   virtual void begin_thread(const ThreadInfo& thread) = 0;
   /// `time`: on options.time's axis (event index, or ns since the process's start).
   virtual void event(const CallEvent& event, std::uint64_t time) = 0;
+  /// A user mark (parlot_mark) of the current thread at `time`, between the
+  /// events around it, with `depth` frames open there. `label`: the
+  /// program's bytes, untrusted (escape them for the output). Formats with
+  /// a time or event axis show it as a point event; the aggregating formats
+  /// (call trees, graphs, profiles) ignore it: the default does nothing.
+  virtual void mark(std::string_view label, std::uint32_t depth, std::uint64_t time) {
+    (void)label, (void)depth, (void)time;
+  }
   /// `end_time`: the time just after the thread's last event.
   virtual void end_thread(std::uint64_t end_time) = 0;
   /// Writes whatever is still buffered and closes the output. Throws

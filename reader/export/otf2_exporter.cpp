@@ -2,7 +2,11 @@
 // otf2-print) written through Debian's OTF2 library. One location (CPU
 // thread) per thread, one location group per process named by rank and pid
 // under a system-tree node per host, one region per function (by name,
-// source file and line), Enter/Leave events. Clock properties: 10^9 ticks
+// source file and line), Enter/Leave events. User marks go to the archive's
+// marker file (OTF2's annotations for tools, shown by Vampir and
+// `otf2-marker`): one marker definition (group "Parlot", category "mark"),
+// and one marker per mark, of location scope (the thread), with the label as
+// text. Clock properties: 10^9 ticks
 // per second with time; on the logical clock 1 tick = 1 event, and the
 // archive's description and its property PARLOT::TIME_AXIS say so.
 #include <otf2/otf2.h>
@@ -82,6 +86,19 @@ class Otf2Exporter final : public Exporter {
     if (time > last_time_) last_time_ = time;
   }
 
+  void mark(std::string_view label, std::uint32_t, std::uint64_t time) override {
+    std::string text;  // a C string: a NUL byte in a damaged label becomes "\x00"
+    for (const char c : label) {
+      if (c == '\0') {
+        text += "\\x00";
+      } else {
+        text += c;
+      }
+    }
+    marks_.push_back({locations_.size() - 1, time, std::move(text)});
+    if (time > last_time_) last_time_ = time;
+  }
+
   void end_thread(std::uint64_t end_time) override {
     check(OTF2_Archive_CloseEvtWriter(archive_, writer_), "close event writer");
     writer_ = nullptr;
@@ -97,6 +114,7 @@ class Otf2Exporter final : public Exporter {
     }
     check(OTF2_Archive_CloseDefFiles(archive_), "close definition files");
     write_global_definitions();
+    write_marks();
     check(OTF2_Archive_Close(archive_), "close archive");
     archive_ = nullptr;
   }
@@ -116,6 +134,25 @@ class Otf2Exporter final : public Exporter {
     std::string file;
     std::uint32_t line;
   };
+  struct Mark {
+    std::size_t location;
+    std::uint64_t time;
+    std::string text;
+  };
+
+  void write_marks() {
+    if (marks_.empty()) return;
+    OTF2_MarkerWriter* w = OTF2_Archive_GetMarkerWriter(archive_);
+    if (w == nullptr) throw std::runtime_error("otf2: cannot open the marker writer");
+    check(OTF2_MarkerWriter_WriteDefMarker(w, 0, "Parlot", "mark", OTF2_SEVERITY_NONE),
+          "marker definition");
+    for (const Mark& m : marks_) {
+      check(OTF2_MarkerWriter_WriteMarker(w, m.time, 0, 0, OTF2_MARKER_SCOPE_LOCATION, m.location,
+                                          m.text.c_str()),
+            "marker");
+    }
+    check(OTF2_Archive_CloseMarkerWriter(archive_, w), "close marker writer");
+  }
 
   OTF2_RegionRef region_of(std::uint32_t id) {
     auto [it, added] = regions_of_id_.try_emplace(id);
@@ -186,6 +223,7 @@ class Otf2Exporter final : public Exporter {
   std::map<std::string, std::size_t> hosts_;  // host -> system tree node
   std::vector<Group> groups_;
   std::vector<Location> locations_;
+  std::vector<Mark> marks_;  // every thread's, written at the end
   std::uint64_t last_time_ = 0;
 };
 

@@ -2,7 +2,8 @@
 // encoded with protozero's pbf_writer (Debian's libprotozero-dev). One
 // process track per process (named by rank, pid and executable), one thread
 // track per thread, TrackEvent slice begin/end events with interned
-// function names. Each thread is its own packet sequence (its own
+// function names, and a TYPE_INSTANT event on the thread's track per user
+// mark (its label as the event's inline name). Each thread is its own packet sequence (its own
 // trusted_packet_sequence_id and interning state), as a Perfetto writer
 // per thread would be. Timestamps are ns with time; on the logical clock
 // they are event indices (1 ns = 1 event) and the track names say so.
@@ -15,7 +16,8 @@
 //   TrackDescriptor: uuid = 1, name = 2, process = 3, thread = 4, parent_uuid = 5
 //   ProcessDescriptor: pid = 1, process_name = 6
 //   ThreadDescriptor: pid = 1, tid = 2, thread_name = 5
-//   TrackEvent: type = 9 (SLICE_BEGIN = 1, SLICE_END = 2), name_iid = 10, track_uuid = 11
+//   TrackEvent: type = 9 (SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3), name_iid = 10,
+//     track_uuid = 11, name = 23
 //   InternedData.event_names = 2; EventName: iid = 1, name = 2
 #include <protozero/pbf_writer.hpp>
 
@@ -48,6 +50,7 @@ constexpr protozero::pbf_tag_type kThreadName = 5;
 constexpr protozero::pbf_tag_type kEventType = 9;
 constexpr protozero::pbf_tag_type kNameIid = 10;
 constexpr protozero::pbf_tag_type kTrackUuid = 11;
+constexpr protozero::pbf_tag_type kEventName = 23;
 constexpr protozero::pbf_tag_type kEventNames = 2;
 constexpr protozero::pbf_tag_type kIid = 1;
 constexpr protozero::pbf_tag_type kName = 2;
@@ -55,6 +58,7 @@ constexpr protozero::pbf_tag_type kName = 2;
 
 constexpr std::int32_t kSliceBegin = 1;
 constexpr std::int32_t kSliceEnd = 2;
+constexpr std::int32_t kInstant = 3;
 constexpr std::uint32_t kIncrementalStateCleared = 1;
 constexpr std::uint32_t kNeedsIncrementalState = 2;
 
@@ -127,6 +131,21 @@ class PerfettoExporter final : public Exporter {
         name.add_uint64(field::kIid, iid);
         name.add_string(field::kName, functions_->function(e.function_id).name);
       }
+    });
+  }
+
+  void mark(std::string_view label, std::uint32_t, std::uint64_t time) override {
+    packet([&](protozero::pbf_writer& packet) {
+      packet.add_uint64(field::kTimestamp, time);
+      packet.add_uint32(field::kSequenceId, sequence_);
+      packet.add_uint32(field::kSequenceFlags,
+                        first_packet_ ? kIncrementalStateCleared | kNeedsIncrementalState
+                                      : kNeedsIncrementalState);
+      first_packet_ = false;
+      protozero::pbf_writer event(packet, field::kTrackEvent);
+      event.add_enum(field::kEventType, kInstant);
+      event.add_uint64(field::kTrackUuid, thread_uuid_);
+      event.add_string(field::kEventName, label.data(), label.size());
     });
   }
 

@@ -21,10 +21,11 @@ bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t&
 }
 
 /// Parses the side records of one PAUX block payload (starting at file
-/// offset `offset`) into `samples`. Unknown kinds are skipped.
+/// offset `offset`) into the clock samples and marks of `summary`. Unknown
+/// kinds are skipped.
 void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
-                        const std::vector<std::uint8_t>& payload,
-                        std::vector<ClockSample>& samples) {
+                        const std::vector<std::uint8_t>& payload, ThreadTraceSummary& summary) {
+  std::vector<ClockSample>& samples = summary.clock_samples;
   std::size_t at = 0;
   while (at < payload.size()) {
     format::AuxRecordHeader h{};
@@ -62,6 +63,9 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
         s.ns += dt;
         add();
       }
+    } else if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMark)) {
+      const auto* label = reinterpret_cast<const char*>(payload.data() + data);
+      summary.marks.push_back({h.event_index, std::string(label, h.data_bytes)});
     }
     at = data + h.data_bytes;
   }
@@ -146,7 +150,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       }
       std::vector<std::uint8_t> payload(b.payload_bytes);
       in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
-      parse_side_records(path, off + sizeof b, payload, summary_.clock_samples);
+      parse_side_records(path, off + sizeof b, payload, summary_);
       ++summary_.side_blocks;
       off += sizeof b + b.payload_bytes;
       continue;
@@ -204,6 +208,10 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
     summary_.payload_bytes += b.payload_bytes;
     off += sizeof b + b.payload_bytes;
   }
+  // The runtime writes marks in event order; a damaged or foreign file may
+  // not.
+  std::stable_sort(summary_.marks.begin(), summary_.marks.end(),
+                   [](const Mark& a, const Mark& b) { return a.event_index < b.event_index; });
   next_block_offset_ = h.header_bytes;
   decoder_ = std::make_unique<codec::Decoder>(summary_.codec);
   batch_.resize(kBatch);

@@ -24,7 +24,7 @@ std::string human_duration(double ns) {
 
 int run_info(const InfoOptions& o) {
   int status = 0;
-  std::uint64_t all_events = 0, all_raw = 0, all_bytes = 0, all_threads = 0;
+  std::uint64_t all_events = 0, all_raw = 0, all_bytes = 0, all_threads = 0, all_marks = 0;
   for (const auto& process : open_trace_directory(o.dir)) {
     if (!o.selection.selects(process)) continue;
     status |= report_warnings(process);
@@ -44,8 +44,9 @@ int run_info(const InfoOptions& o) {
       FunctionNames names(process);
       fmt::print("{}", describe_crash(*process.crash, names, "  "));
     }
-    fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9} {:>12} {:>10}  {}\n", "thread", "tid",
-               "events", "raw bytes", "trace bytes", "ratio", "duration", "kB/s", "notes");
+    fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9} {:>12} {:>10} {:>7}  {}\n", "thread",
+               "tid", "events", "raw bytes", "trace bytes", "ratio", "duration", "kB/s", "marks",
+               "notes");
     for (const auto& file : process.thread_files) {
       ThreadEventReader reader(file);
       const auto& s = reader.summary();
@@ -76,9 +77,10 @@ int run_info(const InfoOptions& o) {
       const double ratio =
           s.file_bytes ? static_cast<double>(raw) / static_cast<double>(s.file_bytes) : 0;
       const double kbps = ns > 0 ? static_cast<double>(s.file_bytes) / 1e3 / (ns / 1e9) : 0;
-      fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9.1f} {:>12} {:>10.1f}  {}\n",
+      fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9.1f} {:>12} {:>10.1f} {:>7}  {}\n",
                  fmt::format("#{}", s.thread_index), s.tid, events, raw, s.file_bytes, ratio,
-                 ns > 0 ? human_duration(ns) : "-", kbps, notes);
+                 ns > 0 ? human_duration(ns) : "-", kbps, s.marks.size(), notes);
+      all_marks += s.marks.size();
       all_events += events;
       all_raw += raw;
       all_bytes += s.file_bytes;
@@ -86,9 +88,10 @@ int run_info(const InfoOptions& o) {
       if (!s.trailer) report_damage(s);
     }
   }
-  fmt::print("total: {} threads, {} events, {} raw bytes, {} trace bytes, ratio {:.1f}\n",
+  fmt::print("total: {} threads, {} events, {} raw bytes, {} trace bytes, ratio {:.1f}, {} marks\n",
              all_threads, all_events, all_raw, all_bytes,
-             all_bytes ? static_cast<double>(all_raw) / static_cast<double>(all_bytes) : 0.0);
+             all_bytes ? static_cast<double>(all_raw) / static_cast<double>(all_bytes) : 0.0,
+             all_marks);
   return status;
 }
 

@@ -1,5 +1,6 @@
 // parlot-read stats: calls per function and caller -> callee edges with
-// counts, per thread, per process or for the whole program.
+// counts, and the number of user marks, per thread, per process or for the
+// whole program.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,8 +26,10 @@ struct StatsOptions {
 struct CallStats {
   std::map<std::string, std::uint64_t> calls;
   std::map<std::pair<std::string, std::string>, std::uint64_t> edges;
+  std::uint64_t marks = 0;  ///< user marks (never filtered out)
 
   void merge(const CallStats& o) {
+    marks += o.marks;
     for (const auto& [k, v] : o.calls) calls[k] += v;
     for (const auto& [k, v] : o.edges) edges[k] += v;
   }
@@ -54,6 +57,7 @@ CallStats thread_stats(ThreadStream& stream, const ProcessFunctions& functions,
     return visible_text(fmt::format("#{}", id));
   };
   CallStats s;
+  s.marks = stream.summary().marks.size();
   for (std::uint32_t id = 1; id < dense.size(); ++id) {
     if (dense[id] != 0) s.calls[name(id)] += dense[id];
   }
@@ -79,7 +83,7 @@ void print_stats(const std::string& title, const CallStats& s) {
   for (const auto& [n, e] : edges) {
     fmt::print("{:>14}  {} -> {}\n", n, e.first, e.second);
   }
-  fmt::print("\n");
+  fmt::print("{:>14}  marks\n\n", s.marks);
 }
 
 int run_stats(const StatsOptions& o) {

@@ -10,6 +10,7 @@
 
 #include "analysis/filter.h"
 #include "parlot/call_stack_tracker.h"
+#include "parlot/mark_cursor.h"
 #include "parlot/trace_reader.h"
 
 namespace parlot::tool {
@@ -40,21 +41,42 @@ std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
 
 /// Calls `on_event(const CallEvent&)` for every event of the thread file
 /// `reader`, in order, through `filter` when given (depths and callers as
-/// filtered). Throws FormatError on corrupt data.
+/// filtered), and `on_mark(const Mark&, std::uint32_t depth)` for each of
+/// the thread's marks just before the event it precedes (marks beyond the
+/// last event after it); `depth` = frames open there (filtered). The filter
+/// never drops a mark. Throws FormatError on corrupt data.
+template <class OnEvent, class OnMark>
+void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event,
+                 analysis::FilterStage* filter, OnMark&& on_mark) {
+  CallStackTracker tracker(function_count, reader.summary().path);
+  MarkCursor marks(reader.summary().marks);
+  auto depth = [&] {
+    return filter ? filter->depth() : static_cast<std::uint32_t>(tracker.open_calls().size());
+  };
+  auto mark = [&](const Mark& m) { on_mark(m, depth()); };
+  std::uint64_t index = 0;
+  for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+    CallEvent out;
+    for (const std::uint32_t id : batch) {
+      if (marks.due(index)) [[unlikely]] {
+        marks.visit_until(index, mark);
+      }
+      ++index;
+      if (filter == nullptr) {
+        on_event(tracker.push(id));
+      } else if (filter->push(tracker.push(id), out)) {
+        on_event(out);
+      }
+    }
+  }
+  marks.visit_rest(mark);
+}
+
+/// walk_thread without marks.
 template <class OnEvent>
 void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event,
                  analysis::FilterStage* filter = nullptr) {
-  CallStackTracker tracker(function_count, reader.summary().path);
-  for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
-    if (filter == nullptr) {
-      for (const std::uint32_t id : batch) on_event(tracker.push(id));
-      continue;
-    }
-    CallEvent out;
-    for (const std::uint32_t id : batch) {
-      if (filter->push(tracker.push(id), out)) on_event(out);
-    }
-  }
+  walk_thread(reader, function_count, on_event, filter, [](const Mark&, std::uint32_t) {});
 }
 
 }  // namespace parlot::tool

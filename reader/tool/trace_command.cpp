@@ -38,7 +38,8 @@ class Output {
   fmt::memory_buffer buf_;
 };
 
-// Text: "name() {" ... "} /* name */", and "name();" for a call with no callee.
+// Text: "name() {" ... "} /* name */", and "name();" for a call with no
+// callee; a mark is a line `@ mark "label"` at the depth where it was made.
 void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
                        FunctionNames& names, Output& out, analysis::FilterStage* filter) {
   const auto& s = reader.summary();
@@ -74,7 +75,18 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
         }
         out.maybe_flush();
       },
-      filter);
+      filter,
+      [&](const Mark& m, std::uint32_t depth) {
+        auto& b = out.buf();
+        if (has_pending) {  // a call with a mark inside is not a leaf
+          indent(pending.depth);
+          fmt::format_to(std::back_inserter(b), "{} {{\n", names.display_name(pending.function_id));
+          has_pending = false;
+        }
+        indent(depth);
+        fmt::format_to(std::back_inserter(b), "@ mark {}\n", quoted_visible_text(m.label));
+        out.maybe_flush();
+      });
   if (has_pending) {
     indent(pending.depth);
     fmt::format_to(std::back_inserter(out.buf()), "{} {{\n",
@@ -104,7 +116,14 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
         b.append(tail_of(e.function_id));
         out.maybe_flush();
       },
-      filter);
+      filter,
+      [&](const Mark& m, std::uint32_t depth) {
+        auto& b = out.buf();
+        b.append(head);
+        fmt::format_to(std::back_inserter(b), "{},\"kind\":\"mark\",\"index\":{},\"label\":{}}}\n",
+                       depth, m.event_index, json_string(m.label));
+        out.maybe_flush();
+      });
 }
 
 int run_trace(const TraceOptions& o) {

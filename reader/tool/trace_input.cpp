@@ -49,6 +49,9 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
   if (trailer && trailer->closed_at_end <= trailer->events) {
     program_events_ = trailer->events - trailer->closed_at_end;
   }
+  for (const Mark& m : reader_.summary().marks) {
+    shown_marks_.push_back({m.event_index, quoted_visible_text(m.label)});
+  }
 }
 
 TraceInput::TraceInput(const ViewOptions& o) : options_(o) {

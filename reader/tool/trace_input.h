@@ -74,6 +74,9 @@ class ThreadStream : public analysis::EventSource {
     }
   }
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
+  /// The thread's marks, labels quoted and escaped (quoted_visible_text).
+  std::span<const Mark> marks() const override { return shown_marks_; }
+  std::uint64_t last_index() const override { return consumed_ - 1; }
 
  private:
   ThreadEventReader reader_;
@@ -85,6 +88,7 @@ class ThreadStream : public analysis::EventSource {
   std::size_t pos_ = 0;
   std::uint64_t consumed_ = 0;                        // raw events taken from the file
   std::uint64_t program_events_ = ~std::uint64_t{0};  // events before the closing exits
+  std::vector<Mark> shown_marks_;
 };
 
 class TraceInput {

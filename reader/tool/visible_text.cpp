@@ -70,6 +70,15 @@ std::string visible_text(std::string_view text) {
   return out;
 }
 
+std::string quoted_visible_text(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : visible_text(text)) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + '"';
+}
+
 std::string json_string(std::string_view text) {
   return nlohmann::json(std::string(text))
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -16,6 +16,10 @@ namespace parlot::tool {
 /// Linear in the length of `text`; never throws except std::bad_alloc.
 std::string visible_text(std::string_view text);
 
+/// `text` as visible_text() shows it, in double quotes, with '"' shown as
+/// \" so the quoted form is unambiguous (a mark's label in `trace`, `diff`).
+std::string quoted_visible_text(std::string_view text);
+
 /// JSON string literal (with quotes) of `text`: control characters as
 /// \uXXXX escapes, and each byte that is not valid UTF-8 replaced by
 /// U+FFFD, so one bad name never ends the stream. Never throws except

@@ -9,6 +9,13 @@
  *   noflush N  the same without parlot_flush()
  *   sleep      main -> visible, then 10 s asleep outside any hook, then
  *              visible (a target for signals)
+ *   marks      main marks "in main", calls visible, marks "paused" while
+ *              paused, calls marked (marks "inside", calls visible) and
+ *              leaf_with_mark (marks "leaf"), marks an odd label (ESC,
+ *              quotes, backslash); then thread #1 marks "thread 1" before
+ *              any event and calls visible, and thread #2 only marks
+ *              "thread 2" (no event at all); threads start in an
+ *              uninstrumented function
  * Prints "tracing=<parlot_is_tracing()>" first.
  */
 #include <pthread.h>
@@ -45,6 +52,24 @@ NOINLINE void phase(void) {
   parlot_resume();
   visible(6);
 }
+NOINLINE void marked(void) {
+  parlot_mark("inside");
+  visible(2);
+}
+NOINLINE void leaf_with_mark(void) {
+  parlot_mark("leaf");
+}
+__attribute__((no_instrument_function)) static void* marking_thread(void* arg) {
+  const long n = (long)arg;
+  parlot_mark(n == 1 ? "thread 1" : "thread 2");
+  if (n == 1) visible(10);
+  return NULL;
+}
+__attribute__((no_instrument_function)) static void run_marking_thread(long n) {
+  pthread_t t;
+  pthread_create(&t, NULL, marking_thread, (void*)n);
+  pthread_join(t, NULL);
+}
 NOINLINE void* worker(void* arg) {
   visible((int)(long)arg);
   return NULL;
@@ -64,6 +89,17 @@ int main(int argc, char** argv) {
     hidden(2);
     parlot_resume_all();
     visible(3);
+  } else if (strcmp(mode, "marks") == 0) {
+    parlot_mark("in main");
+    visible(1);
+    parlot_pause();
+    parlot_mark("paused");
+    parlot_resume();
+    marked();
+    leaf_with_mark();
+    parlot_mark("odd \033[31m \"q\" \\ end");
+    run_marking_thread(1);
+    run_marking_thread(2);
   } else if (strcmp(mode, "sleep") == 0) {
     visible(1);
     sleep(10);

@@ -288,8 +288,8 @@ TEST_F(ExportConsumers, PerfettoDecodesWithTheExpectedSlicesPerThread) {
       name_iid = 0;
       continue;
     }
-    if (line == "}") {  // end of a packet
-      if (!type.empty()) {
+    if (line == "}") {                                               // end of a packet
+      if (type == "TYPE_SLICE_BEGIN" || type == "TYPE_SLICE_END") {  // not marks' instants
         (type == "TYPE_SLICE_BEGIN" ? begins : ends)[track]++;
         if (type == "TYPE_SLICE_BEGIN" && begins[track] == 1) {
           first_iids.emplace_back(track, sequence, name_iid);

@@ -134,6 +134,8 @@ if command -v gfortran >/dev/null && [ -f "$prefix/include/parlot/parlot.mod" ];
   parlot record -q -d "$work/t4" -- "$work/fortran" | grep -q "fortran 10" || fail "fortran run"
   parlot trace "$work/t4" >"$work/trace.txt"
   expect_in "$work/trace.txt" "kernel::twice"
+  expect_in "$work/trace.txt" '@ mark "set-up"'   # trailing blanks dropped
+  expect_in "$work/trace.txt" '@ mark "report"'
   [ "$(grep -c 'kernel::twice()' "$work/trace.txt")" -eq 1 ] ||
     { cat "$work/trace.txt" >&2; fail "the paused Fortran call was recorded"; }
 fi
