@@ -10,7 +10,8 @@
 // worker w is always the trace's thread w + 1) and joins them. Each round a
 // worker computes its partial sum (compute_share), adds it to the total
 // under a lock (publish), and waits for the others at a barrier
-// (end_round). main prints the total.
+// (end_round); worker 0 then prints "round R done" (flushed). main prints
+// the total.
 //
 // --hang W:K   worker W (0-based) takes the wrong path at round K: it waits
 //              for a "round done" condition nobody signals
@@ -110,6 +111,10 @@ static void* worker(void* arg) {
       wait_for_round_done();
     } else {
       end_round();
+    }
+    if (w == 0) {
+      printf("round %d done\n", round);
+      fflush(stdout);
     }
   }
   return NULL;
