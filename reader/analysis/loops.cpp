@@ -39,6 +39,14 @@ LoopBuilder::LoopBuilder(std::size_t max_body) : max_body_(std::max<std::size_t>
 }
 
 std::uint32_t LoopBuilder::intern_call(FunctionKey function, bool open, std::vector<Item> body) {
+  if (body.empty() && !open) {
+    // A closed call without callees (most calls): keyed by its function
+    // alone, without building a byte key.
+    const auto [it, inserted] =
+        leaf_ids_.try_emplace(function, static_cast<std::uint32_t>(summary_.calls_.size()));
+    if (inserted) summary_.calls_.push_back({function, false, {}});
+    return it->second;
+  }
   std::string key = items_key(body);
   append_bytes(key, &function, sizeof function);
   key += open ? 'o' : 'c';
@@ -106,6 +114,7 @@ LoopSummary LoopBuilder::finish() {
   frames_.clear();
   call_ids_.clear();
   body_ids_.clear();
+  leaf_ids_.clear();
   return std::move(summary_);
 }
 

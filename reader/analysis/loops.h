@@ -81,6 +81,7 @@ class LoopBuilder {
   std::vector<Frame> frames_;  // [0]: the thread's top level
   LoopSummary summary_;
   std::unordered_map<std::string, std::uint32_t> call_ids_, body_ids_;
+  std::unordered_map<FunctionKey, std::uint32_t> leaf_ids_;  // closed calls without callees
 };
 
 }  // namespace parlot::analysis

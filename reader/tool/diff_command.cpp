@@ -11,6 +11,7 @@
 #include "analysis/loop_diff.h"
 #include "analysis/loops.h"
 #include "commands.h"
+#include "prefetch_source.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -25,37 +26,20 @@ struct DiffOptions {
   std::size_t max_body = 8;
 };
 
-/// Passes a stream through while building its loop summary.
-class LoopTee : public analysis::EventSource {
- public:
-  LoopTee(analysis::EventSource& in, std::size_t max_body) : in_(in), builder_(max_body) {}
-  bool next(analysis::Event& e) override {
-    if (!in_.next(e)) return false;
-    builder_.push(e);
-    return true;
-  }
-  analysis::LoopSummary finish() { return builder_.finish(); }
-
- private:
-  analysis::EventSource& in_;
-  analysis::LoopBuilder builder_;
-};
-
 /// describe_divergence(), then (when the streams differ and `o.loops`) the
 /// loop-level diff, indented under "  loop-level diff (NLR, < left only,
 /// > right only):".
 std::string compare(analysis::EventSource& left, analysis::EventSource& right,
                     const analysis::NameTable& names, const std::string& left_label,
                     const std::string& right_label, const DiffOptions& o) {
-  LoopTee lt(left, o.max_body), rt(right, o.max_body);
-  analysis::EventSource& l = o.loops ? static_cast<analysis::EventSource&>(lt) : left;
-  analysis::EventSource& r = o.loops ? static_cast<analysis::EventSource&>(rt) : right;
+  // Each side decoded (and loop-summarised) on its own thread.
+  PrefetchSource l(left, o.loops ? o.max_body : 0), r(right, o.loops ? o.max_body : 0);
   const auto d = analysis::first_divergence(l, r, o.context);
   std::string out = analysis::describe_divergence(d, names, left_label, right_label);
   if (!o.loops || d.identical) return out;
   analysis::LoopDiffOptions lo;
   lo.context = o.context;
-  const auto lines = analysis::diff_loops(lt.finish(), rt.finish(), names, lo);
+  const auto lines = analysis::diff_loops(l.loop_summary(), r.loop_summary(), names, lo);
   out += "  loop-level diff (NLR; < left only, > right only):\n";
   const std::string text = analysis::describe_loop_diff(lines);
   for (std::size_t pos = 0; pos < text.size();) {
