@@ -33,10 +33,13 @@ struct LoopDiffLine {
 };
 
 struct LoopDiffOptions {
-  std::size_t context = 2;       ///< common items shown before and after each change
-  std::size_t max_edits = 2000;  ///< beyond this many inserted + deleted items in one list the
-                                 ///< rest of that list is shown as replaced (bounds time, memory)
-  std::size_t max_text = 200;    ///< characters of one item's text (longer ones end in "...")
+  std::size_t context = 2;  ///< common items shown before and after each change
+  /// Edits (deleted + inserted items) searched for in one list, also capped
+  /// at about 10^8 / (N + M) so one list costs about 10^8 steps at most;
+  /// past that the list is shown as replaced after its common prefix and
+  /// suffix.
+  std::size_t max_edits = 2000;
+  std::size_t max_text = 200;  ///< characters of one item's text (longer ones end in "...")
 };
 
 /// Aligns `left` and `right` (two summaries of any two threads: each has
