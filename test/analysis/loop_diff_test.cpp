@@ -4,6 +4,7 @@
 // sequences.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,12 +15,14 @@
 namespace parlot::analysis {
 namespace {
 
-std::string loop_diff(const std::string& left, const std::string& right, std::size_t context = 2) {
+std::string loop_diff(const std::string& left, const std::string& right, std::size_t context = 2,
+                      std::size_t max_edits = 2000) {
   NameTable names;
   const LoopSummary a = summarise(stream(left, &names));
   const LoopSummary b = summarise(stream(right, &names));
   LoopDiffOptions o;
   o.context = context;
+  o.max_edits = max_edits;
   return describe_loop_diff(diff_loops(a, b, names, o));
 }
 
@@ -103,6 +106,67 @@ TEST(LoopDiff, AnOpenCallOnOneSide) {
             ">   z\n"
             "< ...\n"
             "> }\n");
+}
+
+TEST(LoopDiff, BeyondTheEditBoundTheMiddleIsReplaced) {
+  // 3 edits needed, 1 allowed: common prefix and suffix, the rest replaced.
+  EXPECT_EQ(loop_diff("m(abcd)", "m(abxyd)", 2, 1),
+            "  m {\n"
+            "    a\n"
+            "    b\n"
+            "<   c\n"
+            ">   x\n"
+            ">   y\n"
+            "    d\n"
+            "  }\n");
+}
+
+/// A random call tree in stream() notation, possibly left open at the end.
+std::string random_tree(std::mt19937& rng) {
+  std::string tree;
+  int depth = 0;
+  const int length = 1 + static_cast<int>(rng() % 200);
+  for (int i = 0; i < length; ++i) {
+    const unsigned r = rng() % 10;
+    if (r < 3 && depth > 0) {
+      tree += ')';
+      --depth;
+    } else {
+      tree += static_cast<char>('a' + rng() % 3);
+      if (r > 6) {
+        tree += '(';
+        ++depth;
+      }
+    }
+  }
+  while (rng() % 2 && depth-- > 0) tree += ')';
+  return tree;
+}
+
+// Robustness: any two trees diff without failing; the diff is empty exactly
+// when the streams are equal, and every line nests at most one level deeper
+// than the line before it.
+TEST(LoopDiff, RandomTreesDiffIsEmptyIffStreamsAreEqual) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    NameTable names;
+    const std::string x = random_tree(rng);
+    // Half the time a small edit of x: one character dropped or repeated.
+    std::string y = x;
+    if (round % 2 == 0) {
+      y = random_tree(rng);
+    } else if (const std::size_t at = rng() % x.size(); std::isalpha(x[at])) {
+      y.insert(at, 1, static_cast<char>('a' + rng() % 3));
+    }
+    const auto ex = stream(x, &names), ey = stream(y, &names);
+    for (const std::size_t k : {1u, 4u, 8u}) {
+      const auto lines = diff_loops(summarise(ex, k), summarise(ey, k), names);
+      ASSERT_EQ(lines.empty(), ex == ey) << x << " vs " << y << " K=" << k;
+      for (std::size_t i = 1; i < lines.size(); ++i) {
+        ASSERT_LE(lines[i].depth, lines[i - 1].depth + 1) << x << " vs " << y;
+      }
+    }
+  }
 }
 
 /// Length of the longest common subsequence, by dynamic programming.

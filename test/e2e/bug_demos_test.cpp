@@ -2,7 +2,7 @@
 // ranks and examples/rounds_threads on 4 workers run under `parlot record`
 // with a switch that makes one rank or thread take a wrong path. A hung run
 // is stopped with SIGTERM once its progress line says every rank or thread
-// has reached the bug (plus a second), so the traces end at the same place
+// has reached the bug (plus two seconds), so the traces end at the same place
 // in every run. classes must put the odd rank alone, stacks show where each
 // rank stopped, and diff name the first divergent call, its event position
 // and the call stack there, exactly.
@@ -106,13 +106,13 @@ int wait_with_limit(pid_t pid) {
 
 /// Runs `argv` (whose direct children, or itself when `children` is false,
 /// are the `parlot record` processes), waits for `marker` in its output and
-/// one more second, then sends SIGTERM to the parlot processes, which pass
+/// two more seconds, then sends SIGTERM to the parlot processes, which pass
 /// it on to the program. Returns the output.
 std::string run_until_hung(const std::vector<std::string>& argv, const std::string& marker,
                            const fs::path& out, bool children) {
   const pid_t pid = spawn(argv, out);
   const bool reached = wait_for_output(out, marker);
-  std::this_thread::sleep_for(1s);
+  std::this_thread::sleep_for(2s);  // margin for a loaded machine: the stall takes microseconds
   if (children) {
     for (const pid_t c : children_of(pid)) kill(c, SIGTERM);
   } else {
