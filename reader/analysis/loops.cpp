@@ -39,6 +39,14 @@ LoopBuilder::LoopBuilder(std::size_t max_body) : max_body_(std::max<std::size_t>
 }
 
 std::uint32_t LoopBuilder::intern_call(FunctionKey function, bool open, std::vector<Item> body) {
+  if (body.empty() && !open) {
+    // A closed call without callees (most calls): keyed by its function
+    // alone, without building a byte key.
+    const auto [it, inserted] =
+        leaf_ids_.try_emplace(function, static_cast<std::uint32_t>(summary_.calls_.size()));
+    if (inserted) summary_.calls_.push_back({function, false, {}});
+    return it->second;
+  }
   std::string key = items_key(body);
   append_bytes(key, &function, sizeof function);
   key += open ? 'o' : 'c';
@@ -106,6 +114,7 @@ LoopSummary LoopBuilder::finish() {
   frames_.clear();
   call_ids_.clear();
   body_ids_.clear();
+  leaf_ids_.clear();
   return std::move(summary_);
 }
 
@@ -153,29 +162,50 @@ std::uint64_t LoopSummary::event_count() const {
   return count_items(top_);
 }
 
+namespace {
+
+/// Writes items as LoopSummary::to_string() does, stopping once `out` is
+/// longer than `max_chars` (returns false then).
+bool write_items(const std::vector<Item>& list, const std::vector<LoopSummary::Call>& calls,
+                 const std::vector<std::vector<Item>>& bodies, const NameTable& names,
+                 std::size_t max_chars, std::string& out) {
+  for (const Item& i : list) {
+    if (out.size() > max_chars) return false;
+    if (!out.empty() && out.back() != ' ') out += ' ';
+    if (i.loop) {
+      out += fmt::format("{} x [ ", i.count);
+      if (!write_items(bodies[i.id], calls, bodies, names, max_chars, out)) return false;
+      out += " ]";
+      continue;
+    }
+    const LoopSummary::Call& c = calls[i.id];
+    out += names.name(c.function);
+    if (!c.body.empty()) {
+      out += " { ";
+      if (!write_items(c.body, calls, bodies, names, max_chars, out)) return false;
+      out += c.open ? " ..." : " }";
+    } else if (c.open) {
+      out += " ...";
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string LoopSummary::to_string(const NameTable& names) const {
   std::string out;
-  std::function<void(const std::vector<Item>&)> items = [&](const std::vector<Item>& list) {
-    for (const Item& i : list) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-      if (i.loop) {
-        out += fmt::format("{} x [ ", i.count);
-        items(bodies_[i.id]);
-        out += " ]";
-        continue;
-      }
-      const Call& c = calls_[i.id];
-      out += names.name(c.function);
-      if (!c.body.empty()) {
-        out += " { ";
-        items(c.body);
-        out += c.open ? " ..." : " }";
-      } else if (c.open) {
-        out += " ...";
-      }
-    }
-  };
-  items(top_);
+  write_items(top_, calls_, bodies_, names, SIZE_MAX, out);
+  return out;
+}
+
+std::string LoopSummary::item_to_string(const Item& item, const NameTable& names,
+                                        std::size_t max_chars) const {
+  std::string out;
+  if (!write_items({item}, calls_, bodies_, names, max_chars, out)) {
+    out.resize(std::min(out.size(), max_chars));
+    out += " ...";
+  }
   return out;
 }
 

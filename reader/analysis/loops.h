@@ -44,6 +44,10 @@ class LoopSummary {
   /// "main { 1000 x [ step { 3 x [ exchange ] compute } ] }"; an open call
   /// ends with "..." instead of "}".
   std::string to_string(const NameTable& names) const;
+  /// The text of one item of this summary, as to_string() writes it, cut
+  /// after about `max_chars` characters (then ending in "...").
+  std::string item_to_string(const Item& item, const NameTable& names,
+                             std::size_t max_chars = SIZE_MAX) const;
   /// Hash of the structure with every loop count left out: equal for two
   /// threads whose loops differ only in iteration counts.
   std::uint64_t structure_hash() const;
@@ -77,6 +81,7 @@ class LoopBuilder {
   std::vector<Frame> frames_;  // [0]: the thread's top level
   LoopSummary summary_;
   std::unordered_map<std::string, std::uint32_t> call_ids_, body_ids_;
+  std::unordered_map<FunctionKey, std::uint32_t> leaf_ids_;  // closed calls without callees
 };
 
 }  // namespace parlot::analysis

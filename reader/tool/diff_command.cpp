@@ -1,13 +1,17 @@
 // parlot-read diff: where two runs (threads matched by rank and thread
 // index), or two threads of one run (--left rank=0 --right rank=3), part:
 // the first divergent event with context and the call stack there, and the
-// per-function call-count deltas.
+// per-function call-count deltas, and the loop-level diff of the two loop
+// summaries (diffNLR), built in the same pass over the events.
 #include <fmt/core.h>
 
 #include <charconv>
 
 #include "analysis/divergence.h"
+#include "analysis/loop_diff.h"
+#include "analysis/loops.h"
 #include "commands.h"
+#include "prefetch_source.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -18,7 +22,33 @@ struct DiffOptions {
   std::string right_dir;
   std::string left_thread, right_thread;  // "rank=R[,thread=T]"
   std::size_t context = 3;
+  bool loops = true;
+  std::size_t max_body = 8;
 };
+
+/// describe_divergence(), then (when the streams differ and `o.loops`) the
+/// loop-level diff, indented under "  loop-level diff (NLR, < left only,
+/// > right only):".
+std::string compare(analysis::EventSource& left, analysis::EventSource& right,
+                    const analysis::NameTable& names, const std::string& left_label,
+                    const std::string& right_label, const DiffOptions& o) {
+  // Each side decoded (and loop-summarised) on its own thread.
+  PrefetchSource l(left, o.loops ? o.max_body : 0), r(right, o.loops ? o.max_body : 0);
+  const auto d = analysis::first_divergence(l, r, o.context);
+  std::string out = analysis::describe_divergence(d, names, left_label, right_label);
+  if (!o.loops || d.identical) return out;
+  analysis::LoopDiffOptions lo;
+  lo.context = o.context;
+  const auto lines = analysis::diff_loops(l.loop_summary(), r.loop_summary(), names, lo);
+  out += "  loop-level diff (NLR; < left only, > right only):\n";
+  const std::string text = analysis::describe_loop_diff(lines);
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t nl = text.find('\n', pos);
+    out += "  " + text.substr(pos, nl - pos + 1);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
 
 analysis::ThreadId parse_thread(const std::string& spec) {
   analysis::ThreadId id;
@@ -62,11 +92,10 @@ int run_diff(const DiffOptions& o) {
     }
     auto sa = left.open(*ta);
     auto sb = left.open(*tb);
-    const auto d = analysis::first_divergence(*sa, *sb, o.context);
+    const std::string text = compare(*sa, *sb, left.names(), left.label(a), left.label(b), o);
     left.finished(*sa);
     left.finished(*sb);
-    fmt::print("{} vs {}: {}", left.label(a), left.label(b),
-               analysis::describe_divergence(d, left.names(), left.label(a), left.label(b)));
+    fmt::print("{} vs {}: {}", left.label(a), left.label(b), text);
     return left.status();
   }
   ViewOptions rv = o.left;
@@ -83,11 +112,10 @@ int run_diff(const DiffOptions& o) {
     }
     auto sa = left.open(t);
     auto sb = right.open(*other);
-    const auto d = analysis::first_divergence(*sa, *sb, o.context);
+    const std::string text = compare(*sa, *sb, names, "left", "right", o);
     left.finished(*sa);
     right.finished(*sb);
-    fmt::print("{}: {}", left.label(t.id),
-               analysis::describe_divergence(d, names, "left", "right"));
+    fmt::print("{}: {}", left.label(t.id), text);
   }
   for (const auto& t : right.threads()) {
     if (left.find(t.id) == nullptr) fmt::print("{}: only in {}\n", right.label(t.id), rv.dir);
@@ -108,7 +136,12 @@ void add_diff_command(CLI::App& app, int& exit_status) {
   add_view_options(cmd, options->left);
   cmd->add_option("--left", options->left_thread, "Thread of LEFT: rank=R[,thread=T]");
   cmd->add_option("--right", options->right_thread, "Thread of LEFT to compare: rank=R[,thread=T]");
-  cmd->add_option("--context", options->context, "Events of context around the divergence");
+  cmd->add_option("--context", options->context,
+                  "Events of context around the divergence (items around each change in the "
+                  "loop-level diff)");
+  cmd->add_flag("!--no-loops", options->loops, "Leave out the loop-level diff (diffNLR)");
+  cmd->add_option("--max-body", options->max_body, "Longest loop body recognised (items)")
+      ->check(CLI::Range(1, 64));
   cmd->callback([options, &exit_status] { exit_status = run_diff(*options); });
 }
 

@@ -14,56 +14,10 @@
 #include "analysis/loops.h"
 #include "analysis/stack_tree.h"
 #include "analysis/thread_set.h"
+#include "stream_support.h"
 
 namespace parlot::analysis {
 namespace {
-
-/// Events of a call tree written as a string: a lowercase letter is a call
-/// of that function, '(' opens its body, ')' closes it; "a(bb)c" = a calls b
-/// twice, then c is called.
-std::vector<Event> stream(const std::string& tree, NameTable* names = nullptr) {
-  std::vector<Event> out;
-  std::vector<FunctionKey> open;
-  for (std::size_t i = 0; i < tree.size(); ++i) {
-    const char c = tree[i];
-    if (c == ')') {
-      out.push_back({false, open.back(), static_cast<std::uint32_t>(open.size() - 1)});
-      open.pop_back();
-      continue;
-    }
-    const std::string name(1, c);
-    const FunctionKey k = function_key(name);
-    if (names) names->add(k, name);
-    out.push_back({true, k, static_cast<std::uint32_t>(open.size())});
-    if (i + 1 < tree.size() && tree[i + 1] == '(') {
-      open.push_back(k);
-      ++i;
-    } else {
-      out.push_back({false, k, static_cast<std::uint32_t>(open.size())});
-    }
-  }
-  return out;
-}
-
-class VectorSource : public EventSource {
- public:
-  explicit VectorSource(std::vector<Event> e) : events_(std::move(e)) {}
-  bool next(Event& e) override {
-    if (pos_ == events_.size()) return false;
-    e = events_[pos_++];
-    return true;
-  }
-
- private:
-  std::vector<Event> events_;
-  std::size_t pos_ = 0;
-};
-
-LoopSummary summarise(const std::vector<Event>& events, std::size_t max_body = 8) {
-  LoopBuilder b(max_body);
-  for (const Event& e : events) b.push(e);
-  return b.finish();
-}
 
 TEST(Loops, NestedLoopsAreFoldedExactly) {
   NameTable names;

@@ -1,0 +1,305 @@
+// The analyses find a planted bug (issue 9 §8): examples/halo_mpi on 4 MPI
+// ranks and examples/rounds_threads on 4 workers run under `parlot record`
+// with a switch that makes one rank or thread take a wrong path. A hung run
+// is stopped with SIGTERM once its progress line says every rank or thread
+// has reached the bug (plus two seconds), so the traces end at the same place
+// in every run. classes must put the odd rank alone, stacks show where each
+// rank stopped, and diff name the first divergent call, its event position
+// and the call stack there, exactly.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "e2e_support.h"
+
+namespace parlot::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// halo_mpi's events before its first iteration (main, then MPI_Init,
+// MPI_Comm_rank, MPI_Comm_size, parse_args, init_field entered and left),
+// and per iteration: exchange_halo (2) with two shifts (2 each) of three MPI
+// calls (2 each) = 18, relax with use_ghosts = 4, residual_norm with
+// MPI_Allreduce = 4.
+constexpr int kHaloSetup = 1 + 5 * 2;
+constexpr int kHaloExchange = 2 + 2 * (2 + 3 * 2);
+constexpr int kHaloIteration = kHaloExchange + 4 + 4;
+// rounds_threads: a worker enters worker (1), then per round compute_share,
+// publish and end_round, entered and left.
+constexpr int kRoundsStart = 1;
+constexpr int kRound = 3 * 2;
+
+/// Starts `argv` with stdout and stderr into `out`; returns its pid.
+pid_t spawn(const std::vector<std::string>& argv, const fs::path& out) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Waits (up to 60 s) until `out` holds `marker`.
+bool wait_for_output(const fs::path& out, const std::string& marker) {
+  for (auto end = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(50ms)) {
+    if (read_file(out).find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// The processes whose parent is `parent` (from /proc/<pid>/stat).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = read_file(entry.path() / "stat");
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) children.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return children;
+}
+
+/// Waits for `pid` (SIGKILL after 60 s); returns its wait status.
+int wait_with_limit(pid_t pid) {
+  int status = 0;
+  for (auto end = std::chrono::steady_clock::now() + 60s;;) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    if (std::chrono::steady_clock::now() > end) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return status;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+/// Runs `argv` (whose direct children, or itself when `children` is false,
+/// are the `parlot record` processes), waits for `marker` in its output and
+/// two more seconds, then sends SIGTERM to the parlot processes, which pass
+/// it on to the program. Returns the output.
+std::string run_until_hung(const std::vector<std::string>& argv, const std::string& marker,
+                           const fs::path& out, bool children) {
+  const pid_t pid = spawn(argv, out);
+  const bool reached = wait_for_output(out, marker);
+  std::this_thread::sleep_for(2s);  // margin for a loaded machine: the stall takes microseconds
+  if (children) {
+    for (const pid_t c : children_of(pid)) kill(c, SIGTERM);
+  } else {
+    kill(pid, SIGTERM);
+  }
+  wait_with_limit(pid);
+  EXPECT_TRUE(reached) << "no '" << marker << "' in: " << read_file(out);
+  return read_file(out);
+}
+
+class BugDemos : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(halo())) GTEST_SKIP() << halo() << " was not built (MPI not found)";
+    mpirun_ = find_mpirun();
+    if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not on PATH";
+  }
+  static std::string halo() { return examples_dir() + "/halo_mpi"; }
+  std::vector<std::string> mpi(const fs::path& dir, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{mpirun_,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "-np",
+                                  "4",
+                                  PARLOT_FRONTEND_PATH,
+                                  "record",
+                                  "-q",
+                                  "-d",
+                                  dir.string(),
+                                  "--",
+                                  halo()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  std::string mpirun_;
+  TempDir tmp_;
+};
+
+TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
+  const fs::path dir = tmp_.path() / "skip";
+  run_until_hung(mpi(dir, {"--skip-exchange", "2:5"}), "iteration 4 residual",
+                 tmp_.path() / "skip.out", true);
+
+  const RunResult classes = parlot_read({"classes", "--by", "stack", dir.string()});
+  EXPECT_EQ(classes.exit_status, 0) << classes.err;
+  EXPECT_THAT(classes.out,
+              HasSubstr("2 classes of 4 threads (--by stack)\n"
+                        "class B: rank 2 (1 thread), representative rank 2 thread 0\n"));
+  EXPECT_THAT(classes.out,
+              HasSubstr("class A: ranks 0-1,3 (3 threads), representative rank 0 thread 0\n"));
+
+  const RunResult stacks = parlot_read({"stacks", dir.string()});
+  EXPECT_EQ(stacks.exit_status, 0) << stacks.err;
+  EXPECT_EQ(stacks.out,
+            "4 threads (ranks 0-3)\n"
+            "  main [4 threads: ranks 0-3]\n"
+            "    exchange_halo [3 threads: ranks 0-1,3]\n"
+            "      shift [3 threads: ranks 0-1,3]\n"
+            "        MPI_Waitall [3 threads: ranks 0-1,3]\n"
+            "    residual_norm [1 thread: rank 2]\n"
+            "      MPI_Allreduce [1 thread: rank 2]\n");
+
+  // Rank 2 relaxes where rank 0 starts its 6th exchange.
+  const RunResult diff =
+      parlot_read({"diff", dir.string(), "--left", "rank=2", "--right", "rank=0"});
+  EXPECT_EQ(diff.exit_status, 0) << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("rank 2 thread 0 vs rank 0 thread 0: first divergence at event " +
+                                  std::to_string(kHaloSetup + 5 * kHaloIteration) + " ("));
+  EXPECT_THAT(diff.out, HasSubstr("  call stack there: main\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  rank 2 thread 0:\n  <   enter relax\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  rank 0 thread 0:\n  >   enter exchange_halo\n"));
+  EXPECT_THAT(
+      diff.out,
+      HasSubstr("      5 x [ exchange_halo { 2 x [ shift { MPI_Irecv MPI_Issend MPI_Waitall "
+                "} ] } relax { use_ghosts } residual_norm { MPI_Allreduce } ]\n"
+                "  <   relax { use_ghosts }\n"));
+}
+
+TEST_F(BugDemos, RankOnAnotherBranchIsAloneAndDivergesInItsFirstRelax) {
+  const fs::path dir = tmp_.path() / "branch";
+  const RunResult r = run(mpi(dir, {"--wrong-branch", "1"}));
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+
+  const RunResult classes = parlot_read({"classes", dir.string()});
+  EXPECT_EQ(classes.exit_status, 0) << classes.err;
+  EXPECT_THAT(classes.out,
+              HasSubstr("2 classes of 4 threads (--by trace)\n"
+                        "class B: rank 1 (1 thread), representative rank 1 thread 0\n"));
+  EXPECT_THAT(classes.out,
+              HasSubstr("class A: ranks 0,2-3 (3 threads), representative rank 0 thread 0\n"));
+
+  const RunResult stacks = parlot_read({"stacks", dir.string()});
+  EXPECT_EQ(stacks.out, "4 threads (ranks 0-3)\n  (no open call: ranks 0-3)\n");
+
+  const RunResult diff =
+      parlot_read({"diff", dir.string(), "--left", "rank=1", "--right", "rank=0"});
+  EXPECT_EQ(diff.exit_status, 0) << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("rank 1 thread 0 vs rank 0 thread 0: first divergence at event " +
+                                  std::to_string(kHaloSetup + kHaloExchange + 1) + " ("));
+  EXPECT_THAT(diff.out, HasSubstr("  call stack there: main relax\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  <     enter apply_fixed_boundary\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  >     enter use_ghosts\n"));
+  EXPECT_THAT(diff.out, HasSubstr("          -20  apply_fixed_boundary\n"));
+  // The loop-level diff: one line changed inside the 20 iterations.
+  EXPECT_THAT(diff.out, HasSubstr("  loop-level diff (NLR; < left only, > right only):\n"
+                                  "    main {\n"
+                                  "      ... 2 common items (4 events)\n"
+                                  "      MPI_Comm_size\n"
+                                  "      parse_args\n"
+                                  "      init_field\n"
+                                  "      20 x [\n"
+                                  "        exchange_halo { 2 x [ shift { MPI_Irecv MPI_Issend "
+                                  "MPI_Waitall } ] }\n"
+                                  "        relax {\n"
+                                  "  <       apply_fixed_boundary\n"
+                                  "  >       use_ghosts\n"
+                                  "        }\n"
+                                  "        residual_norm { MPI_Allreduce }\n"
+                                  "      ]\n"
+                                  "      MPI_Finalize\n"
+                                  "    }\n"));
+}
+
+class ThreadBugDemos : public ::testing::Test {
+ protected:
+  static std::string rounds() { return examples_dir() + "/rounds_threads"; }
+  std::vector<std::string> record(const fs::path& dir, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{PARLOT_FRONTEND_PATH, "record", "-q",    "-d",
+                                  dir.string(),         "--",     rounds()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  TempDir tmp_;
+};
+
+TEST_F(ThreadBugDemos, ThreadWaitingOnAConditionIsAloneAtItsOwnStack) {
+  const fs::path dir = tmp_.path() / "hang";
+  run_until_hung(record(dir, {"--hang", "2:3"}), "round 2 done", tmp_.path() / "hang.out", false);
+
+  const RunResult classes = parlot_read({"classes", "--by", "stack", dir.string()});
+  EXPECT_EQ(classes.exit_status, 0) << classes.err;
+  EXPECT_THAT(classes.out, HasSubstr("3 classes of 5 threads (--by stack)\n"));
+  EXPECT_THAT(classes.out, HasSubstr("class C: process 0 thread 3 (1 thread), representative "
+                                     "process 0 thread 3\n"));
+  EXPECT_THAT(classes.out, HasSubstr("class A: process 0 threads 1-2,4 (3 threads)"));
+
+  const RunResult stacks = parlot_read({"stacks", dir.string()});
+  EXPECT_EQ(stacks.exit_status, 0) << stacks.err;
+  EXPECT_EQ(stacks.out,
+            "5 threads (process 0 threads 0-4)\n"
+            "  main [1 thread: process 0]\n"
+            "  worker [4 threads: process 0 threads 1-4]\n"
+            "    end_round [3 threads: process 0 threads 1-2,4]\n"
+            "    wait_for_round_done [1 thread: process 0 thread 3]\n");
+
+  const RunResult diff = parlot_read(
+      {"diff", dir.string(), "--left", "rank=0,thread=3", "--right", "rank=0,thread=1"});
+  EXPECT_EQ(diff.exit_status, 0) << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("first divergence at event " +
+                                  std::to_string(kRoundsStart + 3 * kRound + 4) + " ("));
+  EXPECT_THAT(diff.out, HasSubstr("  call stack there: worker\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  <   enter wait_for_round_done\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  >   enter end_round\n"));
+}
+
+TEST_F(ThreadBugDemos, ThreadOnAnotherBranchIsAlone) {
+  const fs::path dir = tmp_.path() / "wrong";
+  const RunResult r = run(record(dir, {"--wrong", "1"}));
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  const RunResult classes = parlot_read({"classes", dir.string()});
+  EXPECT_THAT(classes.out, HasSubstr("class C: process 0 thread 2 (1 thread), representative "
+                                     "process 0 thread 2\n"));
+  EXPECT_THAT(classes.out, HasSubstr("class A: process 0 threads 1,3-4 (3 threads)"));
+  const RunResult diff = parlot_read(
+      {"diff", dir.string(), "--left", "rank=0,thread=2", "--right", "rank=0,thread=1"});
+  EXPECT_THAT(diff.out, HasSubstr("first divergence at event " + std::to_string(kRoundsStart) +
+                                  " (process 0 thread 2: 62 events, process 0 thread 1: 62 "
+                                  "events)\n  call stack there: worker\n"));
+  EXPECT_THAT(diff.out, HasSubstr("    worker {\n"
+                                  "      10 x [\n"
+                                  "  <     compute_share_unrolled\n"
+                                  "  >     compute_share\n"
+                                  "        publish\n"
+                                  "        end_round\n"
+                                  "      ]\n"
+                                  "    }\n"));
+}
+
+}  // namespace
+}  // namespace parlot::e2e
