@@ -21,10 +21,11 @@ bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t&
 }
 
 /// Parses the side records of one PAUX block payload (starting at file
-/// offset `offset`) into `samples`. Unknown kinds are skipped.
+/// offset `offset`) into `summary` (clock samples, MPI calls). Unknown
+/// kinds are skipped.
 void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
-                        const std::vector<std::uint8_t>& payload,
-                        std::vector<ClockSample>& samples) {
+                        const std::vector<std::uint8_t>& payload, ThreadTraceSummary& summary) {
+  std::vector<ClockSample>& samples = summary.clock_samples;
   std::size_t at = 0;
   while (at < payload.size()) {
     format::AuxRecordHeader h{};
@@ -35,6 +36,11 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
     const std::size_t data = at + sizeof h;
     if (payload.size() - data < h.data_bytes) {
       throw FormatError(path, offset + at, "side record longer than its block");
+    }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMpiCall)) {
+      summary.mpi_calls.push_back(
+          decode_mpi_call(path, offset + data, h.event_index,
+                          std::span<const std::uint8_t>(payload.data() + data, h.data_bytes)));
     }
     if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples)) {
       const std::uint8_t* p = payload.data() + data;
@@ -146,7 +152,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       }
       std::vector<std::uint8_t> payload(b.payload_bytes);
       in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
-      parse_side_records(path, off + sizeof b, payload, summary_.clock_samples);
+      parse_side_records(path, off + sizeof b, payload, summary_);
       ++summary_.side_blocks;
       off += sizeof b + b.payload_bytes;
       continue;
@@ -204,6 +210,12 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
     summary_.payload_bytes += b.payload_bytes;
     off += sizeof b + b.payload_bytes;
   }
+  // Records are written in call order, a call's after the calls nested in
+  // it: order them by entry event.
+  std::stable_sort(summary_.mpi_calls.begin(), summary_.mpi_calls.end(),
+                   [](const MpiCallArguments& a, const MpiCallArguments& b) {
+                     return a.event_index < b.event_index;
+                   });
   next_block_offset_ = h.header_bytes;
   decoder_ = std::make_unique<codec::Decoder>(summary_.codec);
   batch_.resize(kBatch);
