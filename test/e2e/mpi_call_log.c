@@ -6,8 +6,11 @@
    arguments Parlot records with PARLOT_MPI_ARGS=1, worked out here on their
    own, as " field=value" in Parlot's field order (docs/FORMAT.md "Kind 3"),
    e.g. "MPI_Send dest=1 tag=7 bytes=8 comm=0 comm_size=2".
-   Communicators are named as Parlot names them: MPI_COMM_WORLD 0,
-   MPI_COMM_SELF 1 (the examples use no other).
+   Communicators are named as docs/FORMAT.md says Parlot names them:
+   MPI_COMM_WORLD 0, MPI_COMM_SELF 1, a communicator created by
+   MPI_Comm_split or MPI_Comm_dup the largest ID its members propose (one
+   more than the largest each has used), agreed here with an
+   MPI_Allreduce(MAX) of this logger's own.
    Preloaded after libparlotmpi.so, it receives the calls Parlot's wrappers
    forward (they call the next definition), so both see the same calls. */
 #define _GNU_SOURCE
@@ -67,12 +70,66 @@ static void add_bytes(line_t* l, const char* name, const void* buf, long long co
   add_int(l, name, count * size);
 }
 
+/* Communicators created through this logger, and their IDs. */
+static struct {
+  MPI_Comm comm;
+  long long id;
+} comms[64];
+static int ncomms;
+static long long next_comm_id = 2;
+
+static long long comm_id(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return 0;
+  if (comm == MPI_COMM_SELF) return 1;
+  for (int i = 0; i < ncomms; ++i) {
+    if (comms[i].comm == comm) return comms[i].id;
+  }
+  return -1;
+}
+
 static void add_comm(line_t* l, MPI_Comm comm) {
-  if (comm == MPI_COMM_WORLD) add_int(l, "comm", 0);
-  if (comm == MPI_COMM_SELF) add_int(l, "comm", 1);
+  const long long id = comm_id(comm);
+  if (id >= 0) add_int(l, "comm", id);
   int size = 0;
   PMPI_Comm_size(comm, &size);
   add_int(l, "comm_size", size);
+}
+
+/* After a call that created `comm`: its agreed ID and size. */
+static void add_new_comm(line_t* l, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return;
+  long long agreed = -1;
+  PMPI_Allreduce(&next_comm_id, &agreed, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  if (agreed + 1 > next_comm_id) next_comm_id = agreed + 1;
+  if (ncomms < 64) {
+    comms[ncomms].comm = comm;
+    comms[ncomms].id = agreed;
+    ++ncomms;
+  }
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  add_int(l, "new_comm", agreed);
+  add_int(l, "new_comm_size", size);
+}
+
+static void forget_comm(MPI_Comm comm) {
+  for (int i = 0; i < ncomms; ++i) {
+    if (comms[i].comm == comm) {
+      comms[i] = comms[--ncomms];
+      return;
+    }
+  }
+}
+
+/* " completed=[index:source:tag:bytes,...,]" */
+static void add_completions(line_t* l, int n, const int* indices, const MPI_Status* st) {
+  add(l, " completed=[");
+  for (int i = 0; i < n; ++i) {
+    int bytes = 0;
+    PMPI_Get_count(&st[i], MPI_BYTE, &bytes);
+    add(l, "%d:%d:%d:%d,", indices ? indices[i] : i, st[i].MPI_SOURCE, st[i].MPI_TAG, bytes);
+  }
+  add(l, "]");
 }
 
 static void add_status(line_t* l, const MPI_Status* s) {
@@ -215,6 +272,121 @@ int MPI_Alltoallv(const void* s, const int scounts[], const int sdispls[], MPI_D
   add_comm(&l, comm);
   finish(&l);
   return PMPI_Alltoallv(s, scounts, sdispls, stype, r, rcounts, rdispls, rtype, comm);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  line_t l;
+  start(&l, "MPI_Isend");
+  add_int(&l, "dest", dest);
+  add_int(&l, "tag", tag);
+  add_bytes(&l, "bytes", buf, count, type);
+  add_comm(&l, comm);
+  finish(&l);
+  return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+}
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  line_t l;
+  start(&l, "MPI_Irecv");
+  add_int(&l, "source", source);
+  add_int(&l, "tag", tag);
+  add_bytes(&l, "bytes", buf, count, type);
+  add_comm(&l, comm);
+  finish(&l);
+  return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+}
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  line_t l;
+  start(&l, "MPI_Wait");
+  MPI_Status mine;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &mine : status;
+  const int r = PMPI_Wait(request, s);
+  add_completions(&l, 1, NULL, s);
+  add_int(&l, "requests", 1);
+  finish(&l);
+  return r;
+}
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  line_t l;
+  start(&l, "MPI_Waitany");
+  MPI_Status mine;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &mine : status;
+  const int r = PMPI_Waitany(count, requests, index, s);
+  if (*index != MPI_UNDEFINED) add_completions(&l, 1, index, s);
+  add_int(&l, "requests", count);
+  finish(&l);
+  return r;
+}
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  line_t l;
+  start(&l, "MPI_Waitall");
+  MPI_Status mine[20];
+  MPI_Status* s = statuses == MPI_STATUSES_IGNORE && count <= 20 ? mine : statuses;
+  const int r = PMPI_Waitall(count, requests, s);
+  if (s != MPI_STATUSES_IGNORE) add_completions(&l, count, NULL, s);
+  add_int(&l, "requests", count);
+  finish(&l);
+  return r;
+}
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  line_t l;
+  start(&l, "MPI_Waitsome");
+  MPI_Status mine[20];
+  MPI_Status* s = statuses == MPI_STATUSES_IGNORE && incount <= 20 ? mine : statuses;
+  const int r = PMPI_Waitsome(incount, requests, outcount, indices, s);
+  if (s != MPI_STATUSES_IGNORE && *outcount != MPI_UNDEFINED) {
+    add_completions(&l, *outcount, indices, s);
+  }
+  add_int(&l, "requests", incount);
+  finish(&l);
+  return r;
+}
+int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  line_t l;
+  start(&l, "MPI_Bcast");
+  add_bytes(&l, "bytes", NULL, count, type);
+  add_comm(&l, comm);
+  add_int(&l, "root", root);
+  finish(&l);
+  return PMPI_Bcast(buf, count, type, root, comm);
+}
+int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm) {
+  line_t l;
+  start(&l, "MPI_Reduce");
+  add_bytes(&l, "bytes", NULL, count, type);
+  add_comm(&l, comm);
+  add_int(&l, "root", root);
+  finish(&l);
+  return PMPI_Reduce(s, r, count, type, op, root, comm);
+}
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  line_t l;
+  start(&l, "MPI_Comm_split");
+  add_comm(&l, comm);
+  const int r = PMPI_Comm_split(comm, color, key, newcomm);
+  add_new_comm(&l, *newcomm);
+  finish(&l);
+  return r;
+}
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  line_t l;
+  start(&l, "MPI_Comm_dup");
+  add_comm(&l, comm);
+  const int r = PMPI_Comm_dup(comm, newcomm);
+  add_new_comm(&l, *newcomm);
+  finish(&l);
+  return r;
+}
+int MPI_Comm_free(MPI_Comm* comm) {
+  line_t l;
+  start(&l, "MPI_Comm_free");
+  add_comm(&l, *comm);
+  forget_comm(*comm);
+  finish(&l);
+  return PMPI_Comm_free(comm);
 }
 
 /* ---- gfortran bindings (every argument by reference) ---- */

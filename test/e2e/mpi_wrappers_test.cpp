@@ -98,7 +98,8 @@ std::string name_of(const std::string& line) {
 // PARLOT_MPI_ARGS=1 when `args`, and checks every rank's trace against its
 // log: names only without `args`, names and arguments with.
 void check_mpi_run(const MpiRun& r, bool args) {
-  const std::string program = examples_dir() + "/" + r.program;
+  const std::string program = r.program == "mpi_args_fixture" ? PARLOT_MPI_ARGS_FIXTURE_PATH
+                                                              : examples_dir() + "/" + r.program;
   if (!fs::exists(program)) GTEST_SKIP() << program << " was not built (MPI not found)";
   if (!fs::exists(PARLOT_MPI_WRAPPERS_PATH)) GTEST_SKIP() << "libparlotmpi.so was not built";
   const std::string mpirun = find_mpirun();
@@ -185,6 +186,8 @@ INSTANTIATE_TEST_SUITE_P(
                       MpiRun{"is_mpi", {"10", "8", "3"}, 2, "take_test_values"},
                       MpiRun{"is_mpi", {"10", "8", "3"}, 4, "take_test_values"},
                       MpiRun{"mg_mpi", {"16", "1"}, 2, ""}, MpiRun{"mg_mpi", {"16", "1"}, 4, ""},
+                      MpiRun{"mpi_args_fixture", {}, 2, "main"},
+                      MpiRun{"mpi_args_fixture", {}, 4, "main"},
                       MpiRun{"ring_mpi", {"3"}, 2, "ring::pass_token"},
                       MpiRun{"ring_mpi", {"3"}, 4, "ring::pass_token"}),
     [](const auto& info) { return info.param.program + "_np" + std::to_string(info.param.ranks); });
