@@ -8,6 +8,8 @@
 #     PARLOT_MPI_ARGS=1;
 #  2. ns per call, same configurations (median of N runs, 1 M calls);
 #  3. trace bytes of cg_mpi (2 ranks) with and without PARLOT_MPI_ARGS=1.
+# With PARLOT_MPI_WRAPPERS_BEFORE=<an older libparlotmpi.so> the tables get
+# a column for it ("before"): the wrappers without argument recording.
 # Usage: bench/mpi_args_cost.sh [--runs N]      (after scripts/build.sh)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,12 +26,16 @@ done
 command -v valgrind >/dev/null || { echo "mpi_args_cost: valgrind is needed" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+before="${PARLOT_MPI_WRAPPERS_BEFORE:-}"
+configs="bare wrappers args"
+[ -n "$before" ] && configs="bare before wrappers args"
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 # env of a configuration
 config_env() {
   case $1 in
     bare) echo "" ;;
+    before) echo "LD_PRELOAD=$rt:$before PARLOT_DIR=$work/t PARLOT_QUIET=1" ;;
     wrappers) echo "LD_PRELOAD=$rt:$mpi PARLOT_DIR=$work/t PARLOT_QUIET=1 PARLOT_MPI_ARGS=0" ;;
     args) echo "LD_PRELOAD=$rt:$mpi PARLOT_DIR=$work/t PARLOT_QUIET=1 PARLOT_MPI_ARGS=1" ;;
   esac
@@ -44,44 +50,48 @@ instructions() {  # config mode calls
   awk '/^summary:/ {print $2}' "$work/cg.out"
 }
 
+echo "configurations: bare = no preload; before = runtime + \$PARLOT_MPI_WRAPPERS_BEFORE;"
+echo "wrappers = runtime + libparlotmpi.so, PARLOT_MPI_ARGS=0; args = the same, PARLOT_MPI_ARGS=1"
+echo
 echo "## Instructions per call (callgrind, (Ir(2N) - Ir(N)) / N, N = 20000)"
 echo
-echo "| call | bare | wrappers | wrappers + PARLOT_MPI_ARGS=1 | added by the wrappers | added by PARLOT_MPI_ARGS |"
-echo "|---|---|---|---|---|---|"
+header() {
+  printf '| call'
+  for c in $configs; do printf ' | %s' "$c"; done
+  echo " |"
+  printf '|---'
+  for c in $configs; do printf '|---'; done
+  echo "|"
+}
+label_of() { [ "$1" = rank ] && echo "MPI_Comm_rank" || echo "MPI_Send + MPI_Recv to self"; }
+header
 n=20000
 for mode in rank sendrecv; do
-  declare -A per
-  for c in bare wrappers args; do
+  printf '| %s' "$(label_of $mode)"
+  for c in $configs; do
     a=$(instructions $c $mode $n)
     b=$(instructions $c $mode $((2 * n)))
-    per[$c]=$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN {printf "%.1f", (b - a) / n}')
+    printf ' | %s' "$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN {printf "%.1f", (b - a) / n}')"
   done
-  label=$([ $mode = rank ] && echo "MPI_Comm_rank" || echo "MPI_Send + MPI_Recv (self)")
-  printf '| %s | %s | %s | %s | %.1f | %.1f |\n' "$label" "${per[bare]}" "${per[wrappers]}" \
-    "${per[args]}" "$(awk -v a="${per[wrappers]}" -v b="${per[bare]}" 'BEGIN {print a - b}')" \
-    "$(awk -v a="${per[args]}" -v b="${per[wrappers]}" 'BEGIN {print a - b}')"
+  echo " |"
 done
-
 echo
 echo "## ns per call (median of $runs interleaved runs, 1 M calls)"
 echo
-echo "| call | bare | wrappers | wrappers + PARLOT_MPI_ARGS=1 |"
-echo "|---|---|---|---|"
+header
 for mode in rank sendrecv; do
   declare -A ns=()
   for ((i = 0; i < runs; i++)); do
-    for c in bare wrappers args; do
+    for c in $configs; do
       rm -rf "$work/t"
       v=$(env $(config_env $c) "$cost" 1000000 $mode | awk '{print $1}')
       ns[$c]+="$v "
     done
   done
-  label=$([ $mode = rank ] && echo "MPI_Comm_rank" || echo "MPI_Send + MPI_Recv (self)")
-  printf '| %s' "$label"
-  for c in bare wrappers args; do printf ' | %.1f' "$(echo ${ns[$c]} | tr ' ' '\n' | median)"; done
+  printf '| %s' "$(label_of $mode)"
+  for c in $configs; do printf ' | %.1f' "$(echo ${ns[$c]} | tr ' ' '\n' | median)"; done
   echo " |"
 done
-
 echo
 echo "## Trace bytes of cg_mpi 30000 60, 2 ranks (thread files, both ranks)"
 echo
