@@ -9,7 +9,7 @@ namespace parlot::tool {
 
 /// "dest=1, tag=7, bytes=800, comm=0, comm_size=2": the fields present, in
 /// field order; completed requests as "completed=[0: source=1 tag=7
-/// bytes=8, ...]" (an empty list when the statuses were not kept).
+/// bytes=8, ...]".
 std::string mpi_arguments_text(const MpiCallArguments& a);
 
 /// The same as one JSON object: {"dest":1,"tag":7,...,"completed":
