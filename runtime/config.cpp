@@ -66,6 +66,7 @@ Config read_config() {
   if (parse_size("PARLOT_BUFFER_KB", 4, 16384, kb)) c.buffer_bytes = kb * 1024;
   parse_size("PARLOT_FLUSH_MS", 0, 3600u * 1000u, c.flush_ms);
   parse_size("PARLOT_CLOCK_EVENTS", 0, std::size_t{1} << 20, c.clock_events);
+  parse_size("PARLOT_CLOCK_TOLERANCE_NS", 0, std::size_t{1} << 40, c.clock_tolerance_ns);
   parse_size("PARLOT_MAX_FUNCTIONS", 1024, std::size_t{1} << 30, c.max_functions);
   parse_size("PARLOT_STACK_FRAMES", 64, std::size_t{1} << 26, c.stack_frames);
   parse_size("PARLOT_MAX_DEPTH", 1, std::size_t{1} << 26, c.record_depth);

@@ -21,11 +21,16 @@ struct Config {
   /// this often while the thread makes events (checked every 16,384 events),
   /// bounding what a SIGKILL can lose; 0 = only when the buffer fills.
   std::size_t flush_ms = 1000;
-  /// PARLOT_CLOCK_EVENTS: a clock sample (event index, CLOCK_MONOTONIC ns)
-  /// every this many events of a thread, and at every flush; 1 = every
-  /// event timed; 0 = no samples (docs/FORMAT.md, side records). Off by
-  /// default: at 1024 a highly compressible trace grows about 45x (cg).
-  std::size_t clock_events = 0;
+  /// PARLOT_CLOCK_EVENTS: the clock is read every this many events of a
+  /// thread (and at every flush) for a clock sample (event index,
+  /// CLOCK_MONOTONIC ns; docs/FORMAT.md, side records); 1 = every event
+  /// timed; 0 = no samples.
+  std::size_t clock_events = 1024;
+  /// PARLOT_CLOCK_TOLERANCE_NS: a sample read every clock_events events is
+  /// kept only when the straight line between the kept samples around it
+  /// would miss some read sample by more than this (swing-door filter); 0
+  /// keeps every sample. Ignored when clock_events is 1 (all kept).
+  std::size_t clock_tolerance_ns = 50000;
   /// PARLOT_MAX_FUNCTIONS: distinct functions per process (default 1 Mi).
   std::size_t max_functions = 1u << 20;
   /// PARLOT_STACK_FRAMES: shadow-stack capacity per thread in frames

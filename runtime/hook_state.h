@@ -1,6 +1,5 @@
-// Per-thread and process-wide state the hooks test before anything else:
-// the user API's pauses (runtime/user_api.cpp) and the last function the
-// record filter excluded on this thread.
+// Per-thread and process-wide state the hooks test: the user API's pauses
+// (runtime/user_api.cpp) and the process-wide switch that stops tracing.
 #pragma once
 
 #include <atomic>
@@ -9,24 +8,39 @@
 namespace parlot::runtime {
 
 struct ThreadHookState {
-  /// parlot_pause() depth of the thread. Nonzero: its hooks record nothing.
+  /// parlot_pause() depth of the thread. Nonzero: its hooks record nothing
+  /// (mirrored in its trace's busy word as ThreadTrace::kPaused).
   int pause_depth = 0;
-  /// The last function the record filter excluded that this thread called
-  /// (0: none): its hooks return after one compare. Any other excluded
-  /// function costs an ID-table lookup, then takes this place.
-  std::uintptr_t last_excluded = 0;
 };
 
 /// The calling thread's hook state; initial-exec TLS (one %fs load).
 extern constinit thread_local ThreadHookState tls_hook_state
     __attribute__((tls_model("initial-exec")));
 
-/// parlot_pause_all() depth of the process. Nonzero: no hook records.
-extern std::atomic<int> g_pause_all_depth;
+/// The one word every hook tests after raising its thread's busy flag:
+/// bit 0 = tracing stopped for good (process end, write failure, failed
+/// initialisation); the other bits = parlot_pause_all() depth x 2. Zero:
+/// hooks record.
+extern std::atomic<std::uint32_t> g_hooks_off;
 
-/// True when the calling thread's hooks must record nothing (paused).
-[[gnu::always_inline]] inline bool recording_paused() {
-  return (tls_hook_state.pause_depth | g_pause_all_depth.load(std::memory_order_relaxed)) != 0;
+/// g_hooks_off's bit for "tracing stopped".
+inline constexpr std::uint32_t kTracingStopped = 1;
+/// g_hooks_off's unit of parlot_pause_all() depth.
+inline constexpr std::uint32_t kPauseAllUnit = 2;
+
+/// True once tracing has stopped for the process.
+inline bool tracing_stopped() {
+  return (g_hooks_off.load() & kTracingStopped) != 0;
+}
+
+/// Stops tracing for the process, for good.
+inline void stop_tracing() {
+  g_hooks_off.fetch_or(kTracingStopped);
+}
+
+/// True when parlot_pause_all() is in effect.
+inline bool paused_all() {
+  return g_hooks_off.load(std::memory_order_relaxed) >= kPauseAllUnit;
 }
 
 }  // namespace parlot::runtime

@@ -15,8 +15,7 @@
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::FunctionIds;
 using parlot::runtime::g_function_ids;
-using parlot::runtime::g_tracing_stopped;
-using parlot::runtime::recording_paused;
+using parlot::runtime::g_hooks_off;
 using parlot::runtime::ThreadHookState;
 using parlot::runtime::ThreadTrace;
 using parlot::runtime::tls_hook_state;
@@ -24,7 +23,7 @@ using parlot::runtime::tls_thread_trace;
 
 namespace parlot::runtime {
 constinit thread_local ThreadHookState tls_hook_state __attribute__((tls_model("initial-exec")));
-std::atomic<int> g_pause_all_depth{0};
+std::atomic<std::uint32_t> g_hooks_off{0};
 }  // namespace parlot::runtime
 
 namespace {
@@ -39,18 +38,20 @@ namespace {
     parlot::runtime::raise_deferred_signals(t);
 }
 
-// Raises the thread's busy flag; returns false (flag lowered again, event
-// dropped) when the hook is re-entered (a signal handler running
-// instrumented code while this thread is inside a hook) or tracing stopped.
-// The compiler fence pairs with the membarrier in finish_process().
+// Raises the thread's busy flag; returns false (flag as it was, event not
+// recorded) when the thread is paused, when the hook is re-entered (a
+// signal handler running instrumented code while this thread is inside a
+// hook: counted as dropped), or when tracing stopped or is paused for the
+// process (g_hooks_off). The compiler fence pairs with the membarrier in
+// finish_process().
 [[gnu::always_inline]] inline bool begin_hook(ThreadTrace* t) {
-  if (t->busy.load(std::memory_order_relaxed) != 0) [[unlikely]] {
-    ++t->dropped_events;
+  if (const int busy = t->busy.load(std::memory_order_relaxed); busy != 0) [[unlikely]] {
+    if ((busy & ThreadTrace::kInHook) != 0) ++t->dropped_events;
     return false;
   }
-  t->busy.store(1, std::memory_order_relaxed);
+  t->busy.store(ThreadTrace::kInHook, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (g_tracing_stopped.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (g_hooks_off.load(std::memory_order_relaxed) != 0) [[unlikely]] {
     end_hook(t);
     return false;
   }
@@ -79,6 +80,18 @@ namespace {
   t->resync(return_addresses, static_cast<std::size_t>(n));
 }
 
+// Exit of a function whose frame is not on top of the shadow stack: a
+// function the record filter excludes (never pushed), or frames whose exits
+// were missed, or an unmatched exit.
+[[gnu::noinline]] void exit_below_top(ThreadTrace* t, std::uintptr_t f, std::uintptr_t sp,
+                                      bool at_cfa) {
+  if (g_function_ids.filtering() && g_function_ids.is_excluded(f)) {
+    t->last_excluded = f;
+    return;
+  }
+  t->on_exit_below_top(f, sp, at_cfa);
+}
+
 }  // namespace
 
 extern "C" {
@@ -90,21 +103,19 @@ extern "C" {
     void* fn, void* call_site) {
   // The hook's CFA is the instrumented function's stack pointer at the call.
   const auto f = reinterpret_cast<std::uintptr_t>(fn);
-  if (f == tls_hook_state.last_excluded) [[unlikely]]
-    return;  // the record filter's last excluded function: one compare
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
-  if (recording_paused()) [[unlikely]]
-    return;  // parlot_pause(), parlot_pause_all()
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]] {
     t = attach_current_thread();
     if (t == nullptr) return;
   }
+  if (f == t->last_excluded) [[unlikely]]
+    return;  // the record filter's last excluded function: one compare
   // The ID lookup of a function already seen is read-only: it comes before
   // the busy flag, so a function the record filter excludes costs only this.
   const std::uint32_t seen = g_function_ids.find(f);
   if (seen == FunctionIds::kExcluded) [[unlikely]] {
-    tls_hook_state.last_excluded = f;
+    t->last_excluded = f;
     return;
   }
   if (!begin_hook(t)) return;
@@ -118,7 +129,7 @@ extern "C" {
   } else {
     // Excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE at first sight: its callees
     // nest under its caller.
-    tls_hook_state.last_excluded = f;
+    t->last_excluded = f;
   }
   end_hook(t);
 }
@@ -127,24 +138,18 @@ extern "C" {
 [[gnu::visibility("default"), gnu::no_instrument_function, gnu::hot]] void __cyg_profile_func_exit(
     void* fn, void* call_site) {
   const auto f = reinterpret_cast<std::uintptr_t>(fn);
-  if (f == tls_hook_state.last_excluded) [[unlikely]]
-    return;
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
   // gcc -O2 may restore the frame and then jump to this hook: its return
   // address is then the function's own, and `sp` is the function's CFA.
   const bool at_cfa = __builtin_return_address(0) == call_site;
-  if (recording_paused()) [[unlikely]]
-    return;
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]]
     return;  // no entry was recorded on this thread
-  // With a record filter, an excluded function (never pushed) returns here.
-  if (g_function_ids.filtering() && g_function_ids.is_excluded(f)) {
-    tls_hook_state.last_excluded = f;
+  if (f == t->last_excluded) [[unlikely]]
     return;
-  }
   if (!begin_hook(t)) return;
-  t->on_exit(f, sp, at_cfa);
+  if (!t->on_exit_top(f, sp, at_cfa)) [[unlikely]]
+    exit_below_top(t, f, sp, at_cfa);  // also an excluded function (never pushed)
   end_hook(t);
 }
 

@@ -27,7 +27,6 @@
 
 namespace parlot::runtime {
 
-std::atomic<bool> g_tracing_stopped{false};
 FunctionIds g_function_ids;
 constinit thread_local ThreadTrace* tls_thread_trace __attribute__((tls_model("initial-exec"))) =
     nullptr;
@@ -340,7 +339,7 @@ void after_fork_in_parent() {
 // trace is parked until the child's next event starts its own directory.
 void after_fork_in_child() {
   pthread_mutex_init(&g_registry_lock, nullptr);
-  if (g_state.load() != ProcessState::kReady || g_tracing_stopped.load()) return;
+  if (g_state.load() != ProcessState::kReady || tracing_stopped()) return;
   ThreadTrace* self = tls_thread_trace;
   for (ThreadTrace* t = g_registry; t != nullptr;) {
     ThreadTrace* next = t->next;
@@ -365,7 +364,7 @@ bool membarrier_register() {
 }
 
 // Makes every thread's earlier stores visible and later loads see
-// g_tracing_stopped (the slow half of an asymmetric fence; the hooks only
+// g_hooks_off (the slow half of an asymmetric fence; the hooks only
 // use a compiler fence).
 void fence_all_threads() {
   if (g_membarrier_ready && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
@@ -380,7 +379,7 @@ void initialise_process() {
   g_config = read_config();
   if (const int err = resolve_trace_dir(); err != 0) {
     log_error("cannot resolve the trace directory", g_config.dir, err);
-    g_tracing_stopped.store(true);
+    stop_tracing();
     g_state.store(ProcessState::kOff);
     return;
   }
@@ -398,7 +397,7 @@ void initialise_process() {
   }
   g_membarrier_ready = ok && membarrier_register();
   if (ok) install_signal_handlers();
-  if (!ok) g_tracing_stopped.store(true);
+  if (!ok) stop_tracing();
   g_state.store(ok ? ProcessState::kReady : ProcessState::kOff);
 }
 
@@ -408,12 +407,12 @@ ThreadTrace* resume_in_fork_child() {
   ThreadTrace* t = nullptr;
   if (g_fork_child_pending.load()) {
     if (!start_process_directory()) {
-      g_tracing_stopped.store(true);
+      stop_tracing();
     } else {
       g_fork_child_pending.store(false);
     }
   }
-  if (!g_tracing_stopped.load() && tls_forked_trace != nullptr) {
+  if (!tracing_stopped() && tls_forked_trace != nullptr) {
     t = tls_forked_trace;
     const int err =
         t->restart_in_child(g_process_dir, g_next_thread_index.fetch_add(1), g_function_ids);
@@ -442,7 +441,7 @@ void flush_process_metadata() {
 }
 
 void report_write_failure(int error) {
-  g_tracing_stopped.store(true);
+  stop_tracing();
   if (g_failure_reported.exchange(true)) return;
   log_error("cannot write the trace in", g_process_dir, error);
 }
@@ -490,7 +489,8 @@ ThreadTrace* attach_current_thread() {
       if (g_state.load(std::memory_order_acquire) != ProcessState::kReady) return nullptr;
     }
   }
-  if (g_tracing_stopped.load() || tls_state != ThreadState::kNone) return nullptr;
+  if (g_hooks_off.load() != 0 || tls_state != ThreadState::kNone)
+    return nullptr;                     // stopped, paused
   tls_state = ThreadState::kAttaching;  // a hook re-entered from here drops its event
   ThreadTrace* t = nullptr;
   if (g_fork_child_pending.load() || tls_forked_trace != nullptr) {
@@ -507,6 +507,7 @@ ThreadTrace* attach_current_thread() {
                             static_cast<std::uint32_t>(g_config.clock_events), err);
     if (t != nullptr) {
       t->set_record_depth(g_config.record_depth);
+      t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
       link_trace(t);
     } else {
       // This thread goes untraced; the others go on.
@@ -527,6 +528,7 @@ ThreadTrace* attach_current_thread() {
     tls_state = ThreadState::kEnded;
     return nullptr;
   }
+  if (tls_hook_state.pause_depth > 0) t->busy.store(ThreadTrace::kPaused);
   pthread_setspecific(g_thread_key, t);
   tls_state = ThreadState::kAttached;
   tls_thread_trace = t;
@@ -535,7 +537,7 @@ ThreadTrace* attach_current_thread() {
 
 IgnoreHooksOnThisThread::IgnoreHooksOnThisThread() {
   if (ThreadTrace* t = tls_thread_trace) {
-    saved_ = t->busy.exchange(1);  // a busy thread's hooks drop their events
+    saved_ = t->busy.exchange(ThreadTrace::kInHook);  // a busy thread's hooks drop their events
   } else {
     saved_ = static_cast<int>(tls_state);
     tls_state = ThreadState::kAttaching;  // an attaching thread's hooks record nothing
@@ -545,7 +547,9 @@ IgnoreHooksOnThisThread::IgnoreHooksOnThisThread() {
 IgnoreHooksOnThisThread::~IgnoreHooksOnThisThread() {
   if (ThreadTrace* t = tls_thread_trace) {
     t->busy.store(saved_);
-    if (saved_ == 0 && t->deferred_signals.load() != 0) raise_deferred_signals(t);
+    if ((saved_ & ThreadTrace::kInHook) == 0 && t->deferred_signals.load() != 0) {
+      raise_deferred_signals(t);
+    }
   } else {
     tls_state = static_cast<ThreadState>(saved_);
   }
@@ -561,7 +565,7 @@ void mark_stack_cut_of(pthread_t thread) {
 
 bool current_thread_in_hook() {
   const ThreadTrace* t = tls_thread_trace;
-  return t != nullptr && t->busy.load(std::memory_order_relaxed) != 0;
+  return t != nullptr && (t->busy.load(std::memory_order_relaxed) & ThreadTrace::kInHook) != 0;
 }
 
 bool is_traced_process() {
@@ -620,11 +624,12 @@ bool thread_runnable(std::uint64_t tid) {
 // Waits for thread trace `t` to leave its hook: 100 ms in all, up to 3 s
 // while it is runnable. Returns true when it left.
 bool wait_out_of_hook(const ThreadTrace* t, std::uint64_t start_ns) {
-  for (int spins = 0; t->busy.load(std::memory_order_acquire) != 0; ++spins) {
+  for (int spins = 0; (t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) != 0;
+       ++spins) {
     const std::uint64_t waited = monotonic_ns() - start_ns;
     if (waited >= kBusyWaitNs &&
         (waited >= kRunnableWaitNs || (spins % 64 == 0 && !thread_runnable(t->tid())))) {
-      return t->busy.load(std::memory_order_acquire) == 0;
+      return (t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) == 0;
     }
     if (spins < 1000) {
       sched_yield();
@@ -674,7 +679,7 @@ void finish_process(FinishReason reason) {
   block_asynchronous_signals(saved_mask);
   const bool in_signal = reason == FinishReason::kSignal;
   const bool write = !g_fork_child_pending.load() && !g_failure_reported.load();
-  g_tracing_stopped.store(true);
+  stop_tracing();
   fence_all_threads();
   // In a signal handler the interrupted code may hold the registry lock:
   // try for a while, then go on without it (the process is about to die).

@@ -2,10 +2,11 @@
 // process, the function-ID table, the registry of live thread traces, and
 // the transitions: first event (initialisation), thread start and end, fork,
 // process end. Everything here is a cold path; the hot path (hooks.cpp) only
-// reads `g_tracing_stopped`, `g_function_ids` and the thread's own trace.
+// reads `g_hooks_off`, `g_function_ids` and the thread's own trace.
 #pragma once
 
 #include <pthread.h>
+#include "hook_state.h"
 
 #include <atomic>
 #include <cstddef>
@@ -14,11 +15,6 @@
 #include "thread_trace.h"
 
 namespace parlot::runtime {
-
-/// True once tracing has stopped for the process (process end, a write
-/// failure, or initialisation failed). Hooks check it after raising their
-/// thread's `busy` flag.
-extern std::atomic<bool> g_tracing_stopped;
 
 /// The process's function IDs (paper §3.1).
 extern FunctionIds g_function_ids;

@@ -29,6 +29,7 @@
 // docs/DESIGN.md).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -69,7 +70,10 @@ class ShadowStack {
   /// Record filter: frames deeper than `depth` (1 = the outermost) are kept
   /// on the stack, so nesting stays exact, but emit no events; each such
   /// entry counts in `overflowed`. Default: no limit.
-  void set_record_depth(std::size_t depth) { record_depth_ = depth; }
+  void set_record_depth(std::size_t depth) {
+    record_depth_ = depth;
+    update_fast_depth();
+  }
   std::size_t record_depth() const { return record_depth_; }
 
   std::size_t depth() const { return depth_; }
@@ -90,12 +94,14 @@ class ShadowStack {
     if (top == nullptr ||
         (top->sp > sp && sp - stack_lo_ < stack_size_ && top->sp - stack_lo_ < stack_size_) ||
         (top->sp == sp && top->call_site == call_site && top->function != fn)) [[likely]] {
-      if (depth_ == capacity_) [[unlikely]] {
-        ++counters_.overflowed;
-        return false;
+      // Below the depth already reached (and below capacity and the record
+      // depth): one compare covers the three.
+      if (depth_ < fast_depth_) [[likely]] {
+        frames_[depth_++] = ShadowFrame{sp, fn, call_site};
+        emit.emit_enter(id);
+        return true;
       }
-      push(fn, call_site, sp, id, emit);
-      return true;
+      return push_checked(fn, call_site, sp, id, emit);
     }
     return enter_slow(fn, call_site, sp, id, emit);
   }
@@ -212,13 +218,32 @@ class ShadowStack {
       }
       pop_dead(emit);
     }
+    return push_checked(fn, call_site, sp, id, emit);
+  }
+
+  // Pushes a frame beyond the fast depth: at capacity (not pushed, false),
+  // a new maximum depth, or deeper than the record depth (pushed, no event).
+  template <class Emit>
+  [[gnu::noinline]] bool push_checked(std::uintptr_t fn, std::uintptr_t call_site,
+                                      std::uintptr_t sp, std::uint32_t id, Emit& emit) {
     if (depth_ == capacity_) [[unlikely]] {
       ++counters_.overflowed;
       return false;
     }
-    push(fn, call_site, sp, id, emit);
+    frames_[depth_++] = ShadowFrame{sp, fn, call_site};
+    if (depth_ > max_depth_) {
+      max_depth_ = depth_;
+      update_fast_depth();
+    }
+    if (depth_ <= record_depth_) {
+      emit.emit_enter(id);
+    } else {
+      ++counters_.overflowed;
+    }
     return true;
   }
+
+  void update_fast_depth() { fast_depth_ = std::min({capacity_, max_depth_, record_depth_}); }
 
   template <class Emit>
   [[gnu::noinline]] void exit_slow(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
@@ -254,18 +279,6 @@ class ShadowStack {
     ++counters_.unmatched_exits;
   }
 
-  template <class Emit>
-  [[gnu::always_inline]] inline void push(std::uintptr_t fn, std::uintptr_t call_site,
-                                          std::uintptr_t sp, std::uint32_t id, Emit& emit) {
-    frames_[depth_++] = ShadowFrame{sp, fn, call_site};
-    if (depth_ > max_depth_) max_depth_ = depth_;
-    if (depth_ <= record_depth_) [[likely]] {
-      emit.emit_enter(id);
-    } else {
-      ++counters_.overflowed;
-    }
-  }
-
   // Pops the top frame; its exit is emitted when its entry was.
   template <class Emit>
   [[gnu::always_inline]] inline void pop_top(Emit& emit) {
@@ -289,6 +302,9 @@ class ShadowStack {
   std::size_t depth_ = 0;
   std::size_t max_depth_ = 0;
   std::size_t record_depth_ = ~std::size_t{0};
+  // min(capacity_, max_depth_, record_depth_): a push from a depth below it
+  // needs none of their checks.
+  std::size_t fast_depth_ = 0;
   std::uintptr_t stack_lo_ = 0;
   std::uintptr_t stack_hi_ = ~std::uintptr_t{0};  // unknown: every address
   std::uintptr_t stack_size_ = ~std::uintptr_t{0};

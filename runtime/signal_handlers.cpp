@@ -208,7 +208,7 @@ void defer(ThreadTrace* t, int sig, const siginfo_t* info) {
 void dispatch(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   ThreadTrace* t = tls_thread_trace;
-  if (t != nullptr && t->busy.load(std::memory_order_relaxed) != 0 &&
+  if (t != nullptr && (t->busy.load(std::memory_order_relaxed) & ThreadTrace::kInHook) != 0 &&
       !is_synchronous_fault(sig, info) && sig < kMaxSignal) {
     defer(t, sig, info);  // raised again when the hook ends
     errno = saved_errno;

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -136,13 +137,13 @@ void ThreadTrace::reset_stream() {
   last_flush_ns_ = monotonic_ns();
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
-  if (clock_events_ != 0) add_clock_sample(0, last_flush_ns_);
+  if (clock_events_ != 0) clock_filter_.start(0, last_flush_ns_, clock_sink());
 }
 
 void ThreadTrace::on_countdown() {
   flush_countdown_ = countdown_period_;
   const std::uint64_t now = monotonic_ns();  // vDSO: no system call
-  if (clock_events_ != 0) add_clock_sample(events_ - 1, now);
+  if (clock_events_ != 0) clock_filter_.offer(events_ - 1, now, clock_sink());
   if (flush_check_left_ > countdown_period_) {
     flush_check_left_ -= countdown_period_;
     return;
@@ -213,8 +214,8 @@ void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
   if (now > last_sample_ns_) last_sample_ns_ = now;
 }
 
-void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index,
-                                  const void* data, std::size_t n) {
+void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
+                                  std::size_t n) {
   if (finished_) return;
   n = std::min(n, kMaxSideData);
   const std::size_t bytes = sizeof(format::AuxRecordHeader) + n;
@@ -277,7 +278,7 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
   last_flush_ns_ = monotonic_ns();
-  if (clock_events_ != 0) add_clock_sample(events_, last_flush_ns_);
+  if (clock_events_ != 0) clock_filter_.keep(events_, last_flush_ns_, clock_sink());
   if (n == 0 || finished_ || write_error_ != 0) return;
   if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
@@ -312,7 +313,7 @@ int ThreadTrace::finish() {
   }
   // The last clock sample (end of the stream) and the side records still
   // buffered go out before the final block.
-  if (clock_events_ != 0) add_clock_sample(events_, monotonic_ns());
+  if (clock_events_ != 0) clock_filter_.keep(events_, monotonic_ns(), clock_sink());
   write_side_records();
   if (discard_) n = 0;  // PARLOT_DISCARD: the final block holds only the count
   std::memmove(payload + count, payload, n);

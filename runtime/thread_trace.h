@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <new>
 
+#include "clock_sample_filter.h"
 #include "function_ids.h"
 #include "parlot/codec.h"
 #include "parlot/format.h"
@@ -78,6 +79,10 @@ class ThreadTrace {
     stack_.exit_below_top(fn, sp, at_cfa, e);
   }
 
+  /// Swing-door tolerance of the clock samples (PARLOT_CLOCK_TOLERANCE_NS,
+  /// ns; 0 = keep every sample read).
+  void set_clock_tolerance_ns(std::uint64_t ns) { clock_filter_.set_tolerance_ns(ns); }
+
   /// Record filter PARLOT_MAX_DEPTH (ShadowStack::set_record_depth).
   void set_record_depth(std::size_t depth) { stack_.set_record_depth(depth); }
 
@@ -125,8 +130,18 @@ class ThreadTrace {
   /// Sink interface of the encoders: writes the filled block. Cold path.
   void drain(codec::OutputWindow& w);
 
-  /// Set while the thread is inside a hook; read by process end (atomic).
+  /// busy: the thread is inside a hook (or the runtime's own code that
+  /// keeps hooks out).
+  static constexpr int kInHook = 1;
+  /// busy: the thread is paused (parlot_pause); its hooks record nothing.
+  static constexpr int kPaused = 2;
+  /// kInHook | kPaused; zero lets a hook record. Written by the thread
+  /// itself only; read by process end and the signal dispatcher (atomic).
   std::atomic<int> busy{0};
+  /// The last function the record filter excluded that this thread called
+  /// (0: none): its hooks return after one compare. Any other excluded
+  /// function costs an ID-table lookup, then takes this place.
+  std::uintptr_t last_excluded = 0;
   /// Signals that arrived while the thread was inside a hook (bit sig - 1),
   /// deferred to the hook's end (signal_handlers.h); their siginfo below.
   std::atomic<std::uint64_t> deferred_signals{0};
@@ -187,6 +202,10 @@ class ThreadTrace {
   // Appends a clock sample (event index, CLOCK_MONOTONIC ns) to the side
   // records; writes them out when their buffer is full.
   void add_clock_sample(std::uint64_t event_index, std::uint64_t now_ns);
+  // The filter's sink: keeps a sample in the side records.
+  auto clock_sink() {
+    return [this](std::uint64_t index, std::uint64_t ns) { add_clock_sample(index, ns); };
+  }
   // Writes the buffered side records as one PAUX block.
   void write_side_records();
 
@@ -251,6 +270,7 @@ class ThreadTrace {
   std::size_t side_record_ = 0;  // offset of the open record's header, 0 = none
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
+  ClockSampleFilter clock_filter_;  // which samples read are kept
   alignas(8) std::uint8_t side_[kSideBytes];
   char path_[1280] = "";
 

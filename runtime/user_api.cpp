@@ -8,26 +8,41 @@
 #include "parlot/parlot.h"
 #include "process_trace.h"
 
-using parlot::runtime::g_pause_all_depth;
+using parlot::runtime::g_hooks_off;
+using parlot::runtime::kPauseAllUnit;
+using parlot::runtime::ThreadTrace;
 using parlot::runtime::tls_hook_state;
+using parlot::runtime::tls_thread_trace;
 
 #define PARLOT_API extern "C" [[gnu::visibility("default"), gnu::no_instrument_function]]
 
+// A thread's pause lives in its trace's busy word (the hooks test it with
+// no extra load) and, for a thread without a trace yet, in its hook state.
+// Only the thread itself writes either.
 PARLOT_API void parlot_pause(void) {
-  ++tls_hook_state.pause_depth;
+  if (++tls_hook_state.pause_depth != 1) return;
+  if (ThreadTrace* t = tls_thread_trace) {
+    t->busy.store(t->busy.load(std::memory_order_relaxed) | ThreadTrace::kPaused,
+                  std::memory_order_relaxed);
+  }
 }
 
 PARLOT_API void parlot_resume(void) {
-  if (tls_hook_state.pause_depth > 0) --tls_hook_state.pause_depth;
+  if (tls_hook_state.pause_depth <= 0 || --tls_hook_state.pause_depth != 0) return;
+  if (ThreadTrace* t = tls_thread_trace) {
+    t->busy.store(t->busy.load(std::memory_order_relaxed) & ~ThreadTrace::kPaused,
+                  std::memory_order_relaxed);
+  }
 }
 
 PARLOT_API void parlot_pause_all(void) {
-  g_pause_all_depth.fetch_add(1, std::memory_order_relaxed);
+  g_hooks_off.fetch_add(kPauseAllUnit, std::memory_order_relaxed);
 }
 
 PARLOT_API void parlot_resume_all(void) {
-  int d = g_pause_all_depth.load(std::memory_order_relaxed);
-  while (d > 0 && !g_pause_all_depth.compare_exchange_weak(d, d - 1, std::memory_order_relaxed)) {
+  std::uint32_t w = g_hooks_off.load(std::memory_order_relaxed);
+  while (w >= kPauseAllUnit &&
+         !g_hooks_off.compare_exchange_weak(w, w - kPauseAllUnit, std::memory_order_relaxed)) {
   }
 }
 
@@ -35,7 +50,7 @@ PARLOT_API int parlot_flush(void) {
   using namespace parlot::runtime;
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr || t->finished()) return ENOENT;
-  if (g_tracing_stopped.load()) return ECANCELED;
+  if (tracing_stopped()) return ECANCELED;
   // Keep the thread's own hooks (a signal handler) out while writing.
   const IgnoreHooksOnThisThread ignore;
   int err = t->flush_now();
@@ -48,11 +63,13 @@ PARLOT_API int parlot_flush(void) {
 // signal handler that interrupted one of the thread's hooks.
 PARLOT_API void parlot_mark(const char* label) {
   using namespace parlot::runtime;
-  if (label == nullptr || recording_paused() || !is_traced_process()) return;
+  if (label == nullptr || tls_hook_state.pause_depth != 0 || paused_all() || !is_traced_process()) {
+    return;
+  }
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) t = attach_current_thread();
-  if (t == nullptr || t->finished() || g_tracing_stopped.load()) return;
-  if (t->busy.load(std::memory_order_relaxed) != 0) return;  // inside a hook
+  if (t == nullptr || t->finished() || tracing_stopped()) return;
+  if (t->busy.load(std::memory_order_relaxed) != 0) return;  // inside a hook, or paused
   const IgnoreHooksOnThisThread ignore;
   t->add_side_record(parlot::format::AuxKind::kMark, t->events(), label, std::strlen(label));
 }

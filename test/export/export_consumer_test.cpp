@@ -332,11 +332,12 @@ TEST_F(ExportConsumers, PerfettoDecodesWithTheExpectedSlicesPerThread) {
 
 TEST_F(ExportConsumers, ClockSamplesGiveARealTimeAxis) {
   const fs::path timed = dir_->path() / "timed";
-  // Every event timed (PARLOT_CLOCK_EVENTS=1), then the default interval.
+  // Every event timed (PARLOT_CLOCK_EVENTS=1), then the default interval
+  // with every sample read kept (no swing-door filter).
   for (const std::string n : {"1", "1024"}) {
     const fs::path dir = timed / n;
-    RunResult r =
-        run_traced({examples_dir() + "/quicksort_threads"}, dir, {"PARLOT_CLOCK_EVENTS=" + n});
+    RunResult r = run_traced({examples_dir() + "/quicksort_threads"}, dir,
+                             {"PARLOT_CLOCK_EVENTS=" + n, "PARLOT_CLOCK_TOLERANCE_NS=0"});
     ASSERT_EQ(r.exit_status, 0) << r.err;
     const auto processes = open_trace_directory(dir);
     ASSERT_EQ(processes.size(), 1u);
@@ -449,6 +450,56 @@ TEST_F(ExportConsumers, ReportDiffGivesDeltas) {
   // swap: 1127 calls of one event each, at depth up to 12, gone in the other trace.
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n\s+-1127\s+-1127\s+-1127\s+-12  swap\n)")))
       << r.out;
+}
+
+// The default time axis (a clock read every 1024 events, kept through the
+// swing-door filter) places calls of 1-3 ms to within 10% of the length the
+// program measured itself, with fewer samples kept than read. Events are
+// interpolated between samples, so a stall (the test machine preempting the
+// program) inside a sample interval moves them by up to its length: the
+// fixture reports its stalls around each call and the bound allows for them.
+TEST_F(ExportConsumers, DefaultTimeAxisPlacesMillisecondCallsWithinTenPercent) {
+  const fs::path dir = dir_->path() / "timed_phases";
+  RunResult r = run_traced({PARLOT_TIMED_PHASES}, dir);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::vector<double> measured_us, stalled_us;
+  std::istringstream lines(r.out);
+  for (double ns, stall; lines >> ns >> stall;) {
+    measured_us.push_back(ns / 1000.0);
+    stalled_us.push_back(stall / 1000.0);
+  }
+  ASSERT_EQ(measured_us.size(), 6u) << r.out;
+
+  const auto processes = open_trace_directory(dir);
+  ASSERT_EQ(processes.size(), 1u);
+  ASSERT_EQ(processes[0].thread_files.size(), 1u);
+  ThreadEventReader reader(processes[0].thread_files[0]);
+  const auto& s = reader.summary();
+  ASSERT_TRUE(s.trailer.has_value());
+  // One clock read per 1024 events; the filter keeps far fewer.
+  EXPECT_GE(s.clock_samples.size(), 2u);
+  EXPECT_LT(s.clock_samples.size(), s.trailer->events / 1024 / 4);
+
+  const fs::path out = dir / "trace.json";
+  r = parlot_read({"export", "-f", "chrome", dir.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto json = nlohmann::json::parse(slurp(out));
+  std::vector<double> traced_us;
+  std::vector<std::pair<std::string, double>> open;  // name, begin (us)
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "B") open.emplace_back(e["name"].get<std::string>(), e["ts"].get<double>());
+    if (e["ph"] == "E") {
+      ASSERT_FALSE(open.empty());
+      if (open.back().first == "phase")
+        traced_us.push_back(e["ts"].get<double>() - open.back().second);
+      open.pop_back();
+    }
+  }
+  ASSERT_EQ(traced_us.size(), measured_us.size());
+  for (std::size_t k = 0; k < traced_us.size(); ++k) {
+    EXPECT_NEAR(traced_us[k], measured_us[k], measured_us[k] * 0.10 + stalled_us[k])
+        << "phase call " << k << ", stalls around it " << stalled_us[k] << " us";
+  }
 }
 
 }  // namespace
