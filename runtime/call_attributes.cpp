@@ -21,12 +21,10 @@ using parlot::runtime::ThreadTrace;
 // hook of this thread interrupted by a signal handler, tracing stopped).
 [[gnu::no_instrument_function]] ThreadTrace* trace_with_top_frame(const void* fn) {
   using namespace parlot::runtime;
-  if (recording_paused()) return nullptr;
+  if (tls_hook_state.pause_depth != 0 || paused_all()) return nullptr;
   ThreadTrace* t = tls_thread_trace;
-  if (t == nullptr || t->finished() || g_tracing_stopped.load(std::memory_order_relaxed)) {
-    return nullptr;
-  }
-  if (t->busy.load(std::memory_order_relaxed) != 0) return nullptr;  // inside a hook
+  if (t == nullptr || t->finished() || tracing_stopped()) return nullptr;
+  if (t->busy.load(std::memory_order_relaxed) != 0) return nullptr;  // inside a hook, or paused
   const ShadowStack& s = t->stack();
   const std::size_t depth = s.depth();
   if (depth == 0 || depth > s.record_depth()) return nullptr;
