@@ -554,6 +554,10 @@ void write_fortran_wrapper(std::ostream& out, const Function& f, const std::stri
   if (rules != nullptr && (ret != "void" || f.parameters.size() + 1 > kFortranWords)) {
     rules = nullptr;  // not a subroutine with its error code in the forwarded words
   }
+  if (rules != nullptr) {
+    const RecordCode c = record_code(f, *rules, true);
+    if (c.before.empty() && c.after.empty()) rules = nullptr;  // C-only rules: nothing to record
+  }
   out << "typedef " << ret << " (*parlot_next_" << symbol << "_t)(" << params << ");\n";
   out << "static parlot_next_" << symbol << "_t parlot_next_" << symbol << ";\n";
   if (rules != nullptr) {
