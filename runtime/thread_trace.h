@@ -166,6 +166,9 @@ class ThreadTrace {
   const char* path() const { return path_; }
   /// Events recorded so far.
   std::uint64_t events() const { return events_; }
+  /// The thread's shadow stack (read-only: call_attributes.cpp checks which
+  /// frame is on top).
+  const ShadowStack& stack() const { return stack_; }
   /// The errno of the write that failed (the file ends at its last
   /// complete block), or 0.
   int write_error() const { return write_error_; }

@@ -87,9 +87,37 @@ enum class AuxKind : std::uint8_t {
   /// no NUL, at most 1024 bytes); `event_index` = the index of the first
   /// event after the mark (the event count when none follows).
   kMark = 2,
-  /// Arguments of one MPI call (PARLOT_MPI_ARGS=1): see docs/FORMAT.md.
+  /// Arguments of one MPI call (PARLOT_MPI_ARGS=1): `event_index` = the
+  /// call's entry event; data = a LEB128 presence mask (bit i = MpiField i),
+  /// then each present field in bit order: a zigzag LEB128 varint, except
+  /// kCompleted, a LEB128 count n then n x 4 zigzag varints (request index,
+  /// source, tag, bytes). See docs/FORMAT.md "Kind 3, MPI call".
   kMpiCall = 3,
 };
+
+/// Fields of a kind-3 record (AuxKind::kMpiCall), by presence-mask bit.
+/// runtime/mpi/mpi_call_record.h numbers them the same way (C).
+enum class MpiField : std::uint8_t {
+  kDest = 0,          ///< peer rank a message goes to
+  kSource = 1,        ///< peer rank a message comes from (argument, may be MPI_ANY_SOURCE)
+  kTag = 2,           ///< tag (of the message sent, for MPI_Sendrecv)
+  kBytes = 3,         ///< count x datatype size of the (send) buffer, bytes
+  kComm = 4,          ///< communicator ID: 0 WORLD, 1 SELF, else agreed at creation
+  kCommSize = 5,      ///< size of the communicator (local group), ranks
+  kRoot = 6,          ///< root rank of a rooted collective
+  kRecvTag = 7,       ///< tag of the message received (MPI_Sendrecv)
+  kRecvBytes = 8,     ///< count x datatype size of the receive buffer, bytes
+  kStatusSource = 9,  ///< MPI_SOURCE of the returned status
+  kStatusTag = 10,    ///< MPI_TAG of the returned status
+  kStatusBytes = 11,  ///< bytes received per the returned status
+  kNewComm = 12,      ///< ID of the communicator the call created
+  kNewCommSize = 13,  ///< its size, ranks
+  kCompleted = 14,    ///< completed requests (a list, see kMpiCall)
+  kRequests = 15,     ///< requests handed to a Wait/Test call
+};
+/// Presence-mask bits a reader accepts; bits above kCompleted it does not
+/// know are single zigzag varints (later fields keep that shape).
+inline constexpr unsigned kMpiFieldBits = 32;
 
 /// Largest payload of a data block a reader accepts (bytes). Keeps every
 /// allocation in the reader bounded whatever a file claims.

@@ -98,6 +98,36 @@ struct Mark {
   std::string label;
 };
 
+/// Arguments of one MPI call (side record kind 3, PARLOT_MPI_ARGS=1).
+struct MpiCallArguments {
+  /// A completed request of a Wait/Test call.
+  struct Completion {
+    std::int64_t index = 0;   ///< position in the call's request array
+    std::int64_t source = 0;  ///< MPI_SOURCE of its status
+    std::int64_t tag = 0;     ///< MPI_TAG of its status
+    std::int64_t bytes = 0;   ///< bytes per its status (MPI_Get_count, MPI_BYTE)
+  };
+  std::uint64_t event_index = 0;                   ///< the call's entry event
+  std::uint32_t mask = 0;                          ///< fields present: bit i = format::MpiField i
+  std::int64_t value[format::kMpiFieldBits] = {};  ///< by field; kCompleted's unused
+  std::vector<Completion> completed;
+
+  bool has(format::MpiField f) const { return (mask >> static_cast<unsigned>(f)) & 1u; }
+  std::int64_t get(format::MpiField f) const { return value[static_cast<unsigned>(f)]; }
+};
+
+/// Name of presence-mask bit `bit` as `trace` shows it ("dest", "tag",
+/// "bytes", "comm", ...; "field<bit>" for a bit this reader does not know).
+std::string mpi_field_name(unsigned bit);
+
+/// Decodes the data of one kind-3 record about event `event_index`, found
+/// at byte `offset` of `file` (for errors). Throws FormatError when the data
+/// is cut short, a varint is longer than 10 bytes, the mask needs more than
+/// 32 bits, the completion list is longer than its bytes allow, or bytes
+/// are left over.
+MpiCallArguments decode_mpi_call(const std::filesystem::path& file, std::uint64_t offset,
+                                 std::uint64_t event_index, std::span<const std::uint8_t> data);
+
 /// Structure of one thread trace file, from its header and block headers.
 struct ThreadTraceSummary {
   std::filesystem::path path;
@@ -117,6 +147,11 @@ struct ThreadTraceSummary {
   /// at the same index keep their order in the file). Empty for version-1
   /// files and threads that made none.
   std::vector<Mark> marks;
+  /// MPI call arguments from the side records, sorted by event index (empty
+  /// unless recorded with PARLOT_MPI_ARGS=1).
+  std::vector<MpiCallArguments> mpi_calls;
+  /// The arguments recorded for the entry event `event_index`, or null.
+  const MpiCallArguments* mpi_call_at(std::uint64_t event_index) const;
   std::uint64_t payload_bytes = 0;  ///< bytes of all data-block payloads
   /// Event count from the final data block, when the file has one (the
   /// stream was finalised; the trailer may still be missing).

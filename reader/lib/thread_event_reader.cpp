@@ -21,7 +21,7 @@ bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t&
 }
 
 /// Parses the side records of one PAUX block payload (starting at file
-/// offset `offset`) into the clock samples and marks of `summary`. Unknown
+/// offset `offset`) into `summary` (clock samples, marks, MPI calls). Unknown
 /// kinds are skipped.
 void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
                         const std::vector<std::uint8_t>& payload, ThreadTraceSummary& summary) {
@@ -36,6 +36,11 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
     const std::size_t data = at + sizeof h;
     if (payload.size() - data < h.data_bytes) {
       throw FormatError(path, offset + at, "side record longer than its block");
+    }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMpiCall)) {
+      summary.mpi_calls.push_back(
+          decode_mpi_call(path, offset + data, h.event_index,
+                          std::span<const std::uint8_t>(payload.data() + data, h.data_bytes)));
     }
     if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples)) {
       const std::uint8_t* p = payload.data() + data;
@@ -212,6 +217,12 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   // not.
   std::stable_sort(summary_.marks.begin(), summary_.marks.end(),
                    [](const Mark& a, const Mark& b) { return a.event_index < b.event_index; });
+  // Records are written in call order, a call's after the calls nested in
+  // it: order them by entry event.
+  std::stable_sort(summary_.mpi_calls.begin(), summary_.mpi_calls.end(),
+                   [](const MpiCallArguments& a, const MpiCallArguments& b) {
+                     return a.event_index < b.event_index;
+                   });
   next_block_offset_ = h.header_bytes;
   decoder_ = std::make_unique<codec::Decoder>(summary_.codec);
   batch_.resize(kBatch);

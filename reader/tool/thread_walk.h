@@ -79,4 +79,26 @@ void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEven
   walk_thread(reader, function_count, on_event, filter, [](const Mark&, std::uint32_t) {});
 }
 
+/// As walk_thread, calling `on_event(const CallEvent&, std::uint64_t index)`
+/// with each event's absolute index in the thread's stream (the index side
+/// records refer to, e.g. ThreadTraceSummary::mpi_call_at).
+template <class OnEvent>
+void walk_thread_indexed(ThreadEventReader& reader, std::uint64_t function_count,
+                         OnEvent&& on_event, analysis::FilterStage* filter = nullptr) {
+  CallStackTracker tracker(function_count, reader.summary().path);
+  std::uint64_t index = 0;
+  for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+    CallEvent out;
+    for (const std::uint32_t id : batch) {
+      const CallEvent e = tracker.push(id);
+      if (filter == nullptr) {
+        on_event(e, index);
+      } else if (filter->push(e, out)) {
+        on_event(out, index);
+      }
+      ++index;
+    }
+  }
+}
+
 }  // namespace parlot::tool

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "function_names.h"
 #include "id_cache.h"
+#include "mpi_arguments_text.h"
 #include "thread_walk.h"
 #include "trace_input.h"
 #include "visible_text.h"
@@ -47,27 +48,34 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
                  s.thread_index);
   bool has_pending = false;  // an entry not yet known to be a leaf
   CallEvent pending{};
+  const MpiCallArguments* pending_mpi = nullptr;  // the pending entry's MPI arguments
+  // "name()", or "MPI_Send(dest=1, tag=7, ...)" for an entry with MPI arguments.
+  auto call_text = [&](std::uint32_t id, const MpiCallArguments* mpi) {
+    return mpi == nullptr ? names.display_name(id) : mpi_call_text(names.display_name(id), *mpi);
+  };
   auto indent = [&](std::uint32_t depth) {
     for (std::uint32_t i = 0; i < depth; ++i) out.buf().append(std::string_view("  "));
   };
-  walk_thread(
+  walk_thread_indexed(
       reader, function_count,
-      [&](const CallEvent& e) {
+      [&](const CallEvent& e, std::uint64_t index) {
         auto& b = out.buf();
         if (e.kind == CallEvent::Kind::kExit && has_pending) {
           indent(e.depth);
-          fmt::format_to(std::back_inserter(b), "{};\n", names.display_name(e.function_id));
+          fmt::format_to(std::back_inserter(b), "{};\n", call_text(e.function_id, pending_mpi));
           has_pending = false;
           out.maybe_flush();
           return;
         }
         if (has_pending) {
           indent(pending.depth);
-          fmt::format_to(std::back_inserter(b), "{} {{\n", names.display_name(pending.function_id));
+          fmt::format_to(std::back_inserter(b), "{} {{\n",
+                         call_text(pending.function_id, pending_mpi));
           has_pending = false;
         }
         if (e.kind == CallEvent::Kind::kEnter) {
           pending = e;
+          pending_mpi = s.mpi_calls.empty() ? nullptr : s.mpi_call_at(index);
           has_pending = true;
         } else {
           indent(e.depth);
@@ -90,7 +98,7 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   if (has_pending) {
     indent(pending.depth);
     fmt::format_to(std::back_inserter(out.buf()), "{} {{\n",
-                   names.display_name(pending.function_id));
+                   call_text(pending.function_id, pending_mpi));
   }
 }
 
@@ -106,13 +114,19 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
                                     json_string(loc.function), json_string(loc.file), loc.line));
   };
   const std::string head = fmt::format("{{\"pid\":{},\"tid\":{},\"depth\":", s.pid, s.tid);
-  walk_thread(
+  walk_thread_indexed(
       reader, function_count,
-      [&](const CallEvent& e) {
+      [&](const CallEvent& e, std::uint64_t index) {
         auto& b = out.buf();
         b.append(head);
         fmt::format_to(std::back_inserter(b), "{},\"kind\":\"{}\"", e.depth,
                        e.kind == CallEvent::Kind::kEnter ? "enter" : "exit");
+        if (e.kind == CallEvent::Kind::kEnter && !s.mpi_calls.empty()) {
+          if (const MpiCallArguments* mpi = s.mpi_call_at(index)) {
+            b.append(std::string_view(",\"mpi\":"));
+            b.append(mpi_arguments_json(*mpi));
+          }
+        }
         b.append(tail_of(e.function_id));
         out.maybe_flush();
       },

@@ -37,7 +37,29 @@ struct TracedCall {
   std::string name;
   std::string caller;
   std::string file;
+  std::string line;  // name and arguments, in the reference log's form
 };
+
+// "MPI_Send dest=1 tag=7 ...": the form mpi_call_log.c writes, from the
+// jsonl "mpi" object (fields in the trace's order).
+std::string call_line(const std::string& name, const nlohmann::ordered_json& mpi) {
+  std::string line = name;
+  for (const auto& [key, value] : mpi.items()) {
+    if (key != "completed") {
+      line += " " + key + "=" + std::to_string(value.get<long long>());
+      continue;
+    }
+    line += " completed=[";
+    for (const auto& c : value) {
+      line += std::to_string(c.at("index").get<long long>()) + ":" +
+              std::to_string(c.at("source").get<long long>()) + ":" +
+              std::to_string(c.at("tag").get<long long>()) + ":" +
+              std::to_string(c.at("bytes").get<long long>()) + ",";
+    }
+    line += "]";
+  }
+  return line;
+}
 
 // The MPI calls (functions named MPI_*) of one thread, in order, with the
 // function each was called from.
@@ -46,11 +68,12 @@ std::vector<TracedCall> mpi_calls_in_trace(const std::string& jsonl) {
   std::vector<std::string> stack;
   std::istringstream in(jsonl);
   for (std::string line; std::getline(in, line);) {
-    const auto e = nlohmann::json::parse(line);
+    const auto e = nlohmann::ordered_json::parse(line);
     const std::string name = e.at("function");
     if (e.at("kind") == "enter") {
       if (name.rfind("MPI_", 0) == 0) {
-        calls.push_back({name, stack.empty() ? "" : stack.back(), e.value("file", "")});
+        calls.push_back({name, stack.empty() ? "" : stack.back(), e.value("file", ""),
+                         call_line(name, e.value("mpi", nlohmann::ordered_json::object()))});
       }
       stack.push_back(name);
     } else {
@@ -67,11 +90,16 @@ std::vector<std::string> lines_of(const fs::path& file) {
   return out;
 }
 
-class MpiWrappers : public ::testing::TestWithParam<MpiRun> {};
+std::string name_of(const std::string& line) {
+  return line.substr(0, line.find(' '));
+}
 
-TEST_P(MpiWrappers, EveryMpiCallOfEveryRankIsTracedInOrder) {
-  const MpiRun& r = GetParam();
-  const std::string program = examples_dir() + "/" + r.program;
+// Runs `r` under the runtime, the MPI wrappers and the reference log, with
+// PARLOT_MPI_ARGS=1 when `args`, and checks every rank's trace against its
+// log: names only without `args`, names and arguments with.
+void check_mpi_run(const MpiRun& r, bool args) {
+  const std::string program = r.program == "mpi_args_fixture" ? PARLOT_MPI_ARGS_FIXTURE_PATH
+                                                              : examples_dir() + "/" + r.program;
   if (!fs::exists(program)) GTEST_SKIP() << program << " was not built (MPI not found)";
   if (!fs::exists(PARLOT_MPI_WRAPPERS_PATH)) GTEST_SKIP() << "libparlotmpi.so was not built";
   const std::string mpirun = find_mpirun();
@@ -90,6 +118,8 @@ TEST_P(MpiWrappers, EveryMpiCallOfEveryRankIsTracedInOrder) {
                                 "PARLOT_DIR=" + traces.path().string(),
                                 "-x",
                                 "PARLOT_TEST_MPI_LOG=" + logs.path().string(),
+                                "-x",
+                                std::string("PARLOT_MPI_ARGS=") + (args ? "1" : "0"),
                                 program};
   argv.insert(argv.end(), r.args.begin(), r.args.end());
   const RunResult mpi = run(argv);
@@ -100,21 +130,30 @@ TEST_P(MpiWrappers, EveryMpiCallOfEveryRankIsTracedInOrder) {
   for (const ProcessTrace& p : processes) {
     SCOPED_TRACE(p.directory.string());
     const std::string pid = std::to_string(p.metadata.pid);
-    const std::vector<std::string> expected = lines_of(logs.path() / (pid + ".log"));
+    std::vector<std::string> expected = lines_of(logs.path() / (pid + ".log"));
     ASSERT_GE(expected.size(), 4u) << "the reference log of rank " << p.metadata.rank;
+    if (!args) {
+      for (auto& line : expected) line = name_of(line);
+    }
 
     const RunResult t = parlot_read(
         {"trace", p.directory.string(), "--pid", pid, "--tid", pid, "--format", "jsonl"});
     ASSERT_EQ(t.exit_status, 0) << t.err;
     const std::vector<TracedCall> traced = mpi_calls_in_trace(t.out);
-    std::vector<std::string> traced_names;
-    for (const auto& c : traced) traced_names.push_back(c.name);
-    EXPECT_EQ(traced_names, expected);
+    std::vector<std::string> traced_lines;
+    for (const auto& c : traced) traced_lines.push_back(args ? c.line : c.name);
+    if (!args) {
+      // Without PARLOT_MPI_ARGS no call has arguments.
+      for (const auto& c : traced) EXPECT_EQ(c.line, c.name);
+    }
+    EXPECT_EQ(traced_lines, expected);
 
     ASSERT_GE(traced.size(), 4u);
     EXPECT_EQ(traced.front().name, "MPI_Init");
     EXPECT_EQ(traced.back().name, "MPI_Finalize");
-    EXPECT_EQ(traced[3].caller, r.caller_of_first_collective);
+    if (!r.caller_of_first_collective.empty()) {
+      EXPECT_EQ(traced[3].caller, r.caller_of_first_collective);
+    }
     for (const auto& c : traced) {
       EXPECT_THAT(c.file, ::testing::EndsWith("mpi_wrappers.c")) << c.name;
     }
@@ -128,12 +167,27 @@ TEST_P(MpiWrappers, EveryMpiCallOfEveryRankIsTracedInOrder) {
   }
 }
 
+class MpiWrappers : public ::testing::TestWithParam<MpiRun> {};
+
+TEST_P(MpiWrappers, EveryMpiCallOfEveryRankIsTracedInOrder) {
+  check_mpi_run(GetParam(), false);
+}
+
+// PARLOT_MPI_ARGS=1: each call also carries the arguments the reference
+// log worked out on its own (peer, tag, bytes, communicator, status).
+TEST_P(MpiWrappers, EveryMpiCallHasTheArgumentsTheReferenceSaw) {
+  check_mpi_run(GetParam(), true);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Examples, MpiWrappers,
     ::testing::Values(MpiRun{"cg_mpi", {"30", "2"}, 2, "dot"},
                       MpiRun{"cg_mpi", {"30", "2"}, 4, "dot"},
                       MpiRun{"is_mpi", {"10", "8", "3"}, 2, "take_test_values"},
                       MpiRun{"is_mpi", {"10", "8", "3"}, 4, "take_test_values"},
+                      MpiRun{"mg_mpi", {"16", "1"}, 2, ""}, MpiRun{"mg_mpi", {"16", "1"}, 4, ""},
+                      MpiRun{"mpi_args_fixture", {}, 2, "main"},
+                      MpiRun{"mpi_args_fixture", {}, 4, "main"},
                       MpiRun{"ring_mpi", {"3"}, 2, "ring::pass_token"},
                       MpiRun{"ring_mpi", {"3"}, 4, "ring::pass_token"}),
     [](const auto& info) { return info.param.program + "_np" + std::to_string(info.param.ranks); });

@@ -10,57 +10,17 @@
 
 #include "parlot/format.h"
 #include "parlot/trace_reader.h"
+#include "side_record_files.h"
 #include "temp_dir.h"
 
 namespace parlot {
 namespace {
 
+using test::append;
+using test::append_record;
+using test::file_with;
+using test::write;
 using ::testing::HasSubstr;
-
-template <class T>
-void append(std::vector<std::uint8_t>& b, const T& v) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-  b.insert(b.end(), p, p + sizeof v);
-}
-
-void append_record(std::vector<std::uint8_t>& b, std::uint8_t kind, std::uint64_t index,
-                   const std::vector<std::uint8_t>& data) {
-  format::AuxRecordHeader h{};
-  h.kind = kind;
-  h.data_bytes = static_cast<std::uint16_t>(data.size());
-  h.event_index = index;
-  append(b, h);
-  b.insert(b.end(), data.begin(), data.end());
-}
-
-/// A complete version-2 file with no events: header, one PAUX block with
-/// `side` as payload, the final block (count 0) and the trailer.
-std::vector<std::uint8_t> file_with(const std::vector<std::uint8_t>& side) {
-  std::vector<std::uint8_t> b;
-  format::TraceFileHeader h{};
-  std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
-  h.version = 2;
-  h.codec = 1;
-  h.header_bytes = sizeof h;
-  append(b, h);
-  append(b,
-         format::BlockHeader{format::kAuxBlockMagic, static_cast<std::uint32_t>(side.size()), 0});
-  b.insert(b.end(), side.begin(), side.end());
-  append(b, format::BlockHeader{format::kFinalBlockMagic, 8, 1});
-  append(b, std::uint64_t{0});
-  append(b, format::BlockHeader{format::kTrailerMagic, sizeof(format::TrailerPayload), 2});
-  format::TrailerPayload t{};
-  t.payload_bytes = 8;
-  append(b, t);
-  return b;
-}
-
-std::filesystem::path write(const test::TempDir& dir, const std::vector<std::uint8_t>& b) {
-  const auto path = dir.path() / "thread-0-1.trace";
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  return path;
-}
 
 std::vector<std::uint8_t> clock_data(std::uint64_t base, std::vector<std::uint8_t> varints) {
   std::vector<std::uint8_t> d;

@@ -1,0 +1,89 @@
+// Kind-3 side records: the arguments of one MPI call (docs/FORMAT.md
+// "Kind 3, MPI call"). Never trusts its input.
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "parlot/trace_reader.h"
+
+namespace parlot {
+namespace {
+
+// Reads a LEB128 varint; false when cut short or longer than 10 bytes.
+bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+    const std::uint8_t b = *p++;
+    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+std::int64_t unzigzag(std::uint64_t v) {
+  return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
+
+}  // namespace
+
+std::string mpi_field_name(unsigned bit) {
+  static constexpr std::array<const char*, 16> kNames{
+      "dest",     "source",        "tag",        "bytes",         "comm",       "comm_size",
+      "root",     "recv_tag",      "recv_bytes", "status_source", "status_tag", "status_bytes",
+      "new_comm", "new_comm_size", "completed",  "requests"};
+  if (bit < kNames.size()) return kNames[bit];
+  return "field" + std::to_string(bit);
+}
+
+MpiCallArguments decode_mpi_call(const std::filesystem::path& file, std::uint64_t offset,
+                                 std::uint64_t event_index, std::span<const std::uint8_t> data) {
+  MpiCallArguments a;
+  a.event_index = event_index;
+  const std::uint8_t* const begin = data.data();
+  const std::uint8_t* p = begin;
+  const std::uint8_t* const end = begin + data.size();
+  auto fail = [&](const std::string& what) -> FormatError {
+    return FormatError(file, offset + static_cast<std::uint64_t>(p - begin),
+                       "MPI call record: " + what);
+  };
+  std::uint64_t mask = 0;
+  if (!read_varint(p, end, mask)) throw fail("presence mask cut short");
+  if (mask >> format::kMpiFieldBits != 0) throw fail("presence mask has more than 32 bits");
+  a.mask = static_cast<std::uint32_t>(mask);
+  constexpr unsigned kCompleted = static_cast<unsigned>(format::MpiField::kCompleted);
+  for (unsigned bit = 0; bit < format::kMpiFieldBits; ++bit) {
+    if (((mask >> bit) & 1u) == 0) continue;
+    if (bit != kCompleted) {
+      std::uint64_t v = 0;
+      if (!read_varint(p, end, v)) throw fail("field " + mpi_field_name(bit) + " cut short");
+      a.value[bit] = unzigzag(v);
+      continue;
+    }
+    std::uint64_t n = 0;
+    if (!read_varint(p, end, n)) throw fail("completion count cut short");
+    // Each completion takes at least 4 bytes: no allocation beyond the data.
+    if (n > static_cast<std::uint64_t>(end - p) / 4) {
+      throw fail("completion count " + std::to_string(n) + " exceeds the record");
+    }
+    a.completed.resize(static_cast<std::size_t>(n));
+    for (auto& c : a.completed) {
+      std::int64_t* fields[] = {&c.index, &c.source, &c.tag, &c.bytes};
+      for (std::int64_t* f : fields) {
+        std::uint64_t v = 0;
+        if (!read_varint(p, end, v)) throw fail("completion cut short");
+        *f = unzigzag(v);
+      }
+    }
+  }
+  if (p != end) throw fail(std::to_string(end - p) + " bytes left over");
+  return a;
+}
+
+const MpiCallArguments* ThreadTraceSummary::mpi_call_at(std::uint64_t event_index) const {
+  const auto it = std::lower_bound(
+      mpi_calls.begin(), mpi_calls.end(), event_index,
+      [](const MpiCallArguments& a, std::uint64_t i) { return a.event_index < i; });
+  return it != mpi_calls.end() && it->event_index == event_index ? &*it : nullptr;
+}
+
+}  // namespace parlot

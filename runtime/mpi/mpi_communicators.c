@@ -1,0 +1,187 @@
+/* Communicator IDs for the MPI call records (PARLOT_MPI_ARGS=1), equal on
+   every member rank of a communicator:
+     - MPI_COMM_WORLD is 0, MPI_COMM_SELF is 1;
+     - a communicator created through a wrapper (MPI_Comm_dup, _split,
+       _create, MPI_Cart_create, MPI_Intercomm_create, ...) gets the largest
+       of its members' proposals, agreed with MPI_Allreduce(MAX) on the new
+       communicator right after the creating call returns (for an
+       intercommunicator, two: the first brings each group the other's
+       largest proposal). Each rank proposes one more than the largest ID it
+       has used, so IDs grow and a rank never holds two communicators with
+       the same ID; disjoint communicators (the parts of one MPI_Comm_split)
+       may share one.
+     - a communicator the wrappers did not see created has no ID (-1).
+   The table is small and locked: communicator creation is rare, and a
+   lookup scans at most the communicators alive. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "mpi_call_record.h"
+#include "mpi_predefined_handles.h"
+#include "mpi_wrapper_support.h"
+
+#define PARLOT_NI __attribute__((no_instrument_function))
+
+enum { kMaxCommunicators = 4096 };
+
+static struct {
+  MPI_Comm handle;
+  int64_t id;
+} table[kMaxCommunicators];
+static int used;
+static int64_t next_id = 2; /* the next ID this rank proposes */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef int (*comm_size_t)(MPI_Comm, int*);
+typedef int (*test_inter_t)(MPI_Comm, int*);
+typedef int (*allreduce_t)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef MPI_Comm (*comm_f2c_t)(MPI_Fint);
+typedef MPI_Datatype (*type_f2c_t)(MPI_Fint);
+typedef int (*status_f2c_t)(const MPI_Fint*, MPI_Status*);
+static comm_size_t next_comm_size;
+static test_inter_t next_test_inter;
+static allreduce_t next_allreduce;
+static comm_f2c_t next_comm_f2c;
+static type_f2c_t next_type_f2c;
+static status_f2c_t next_status_f2c;
+
+static PARLOT_NI int comm_size(MPI_Comm comm) {
+  comm_size_t f = (comm_size_t)parlot_mpi_next((void**)&next_comm_size, "PMPI_Comm_size");
+  int size = -1;
+  if (f(comm, &size) != MPI_SUCCESS) return -1;
+  return size;
+}
+
+PARLOT_NI int64_t parlot_mpi_comm_id(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return 0;
+  if (comm == MPI_COMM_SELF) return 1;
+  int64_t id = -1;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < used; ++i) {
+    if (table[i].handle == comm) {
+      id = table[i].id;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return id;
+}
+
+static PARLOT_NI void forget(MPI_Comm comm) {
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < used; ++i) {
+    if (table[i].handle == comm) {
+      table[i] = table[--used];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+PARLOT_NI void parlot_mpi_put_comm(parlot_mpi_record* r, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return;
+  const int64_t id = parlot_mpi_comm_id(comm);
+  if (id >= 0) parlot_mpi_put(r, PARLOT_MPI_COMM, id);
+  parlot_mpi_put(r, PARLOT_MPI_COMM_SIZE, comm_size(comm));
+}
+
+static PARLOT_NI int64_t agree_on_id(MPI_Comm comm) {
+  allreduce_t allreduce = (allreduce_t)parlot_mpi_next((void**)&next_allreduce, "PMPI_Allreduce");
+  test_inter_t test_inter =
+      (test_inter_t)parlot_mpi_next((void**)&next_test_inter, "PMPI_Comm_test_inter");
+  long long mine = __atomic_load_n(&next_id, __ATOMIC_RELAXED);
+  long long agreed = -1;
+  int inter = 0;
+  if (test_inter(comm, &inter) != MPI_SUCCESS) return -1;
+  if (inter) {
+    /* On an intercommunicator each group receives the other's reduction:
+       the first round brings the other group's largest, the second the
+       largest of both. */
+    long long other = -1;
+    if (allreduce(&mine, &other, 1, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) return -1;
+    if (other > mine) mine = other;
+  }
+  if (allreduce(&mine, &agreed, 1, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) return -1;
+  /* next_id = max(next_id, agreed + 1) */
+  int64_t cur = __atomic_load_n(&next_id, __ATOMIC_RELAXED);
+  while (cur <= agreed && !__atomic_compare_exchange_n(&next_id, &cur, (int64_t)agreed + 1, 1,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return agreed;
+}
+
+PARLOT_NI void parlot_mpi_comm_created(parlot_mpi_record* r, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return;
+  const int64_t id = agree_on_id(comm);
+  if (id < 0) return;
+  pthread_mutex_lock(&lock);
+  int i = 0;
+  while (i < used && table[i].handle != comm) ++i; /* a handle reused after a free */
+  if (i < kMaxCommunicators) {
+    table[i].handle = comm;
+    table[i].id = id;
+    if (i == used) ++used;
+  }
+  pthread_mutex_unlock(&lock);
+  parlot_mpi_put(r, PARLOT_MPI_NEW_COMM, id);
+  parlot_mpi_put(r, PARLOT_MPI_NEW_COMM_SIZE, comm_size(comm));
+}
+
+PARLOT_NI void parlot_mpi_comm_freed(parlot_mpi_record* r, MPI_Comm comm) {
+  parlot_mpi_put_comm(r, comm);
+  forget(comm);
+}
+
+/* ---- Fortran handles ---- */
+
+PARLOT_NI int64_t parlot_mpi_fint(const void* p) {
+  return *(const MPI_Fint*)p;
+}
+
+PARLOT_NI MPI_Comm parlot_mpi_comm_f2c(const void* p) {
+  comm_f2c_t f = (comm_f2c_t)parlot_mpi_next((void**)&next_comm_f2c, "PMPI_Comm_f2c");
+  return f(*(const MPI_Fint*)p);
+}
+
+PARLOT_NI MPI_Datatype parlot_mpi_type_f2c(const void* p) {
+  type_f2c_t f = (type_f2c_t)parlot_mpi_next((void**)&next_type_f2c, "PMPI_Type_f2c");
+  return f(*(const MPI_Fint*)p);
+}
+
+/* Fortran's MPI_IN_PLACE is the address of a common block the MPI library
+   defines (Open MPI's name; null when absent: no buffer is in place). */
+static const void* fortran_symbol(const char* name, const void** slot, int* resolved) {
+  if (!__atomic_load_n(resolved, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(slot, dlsym(RTLD_DEFAULT, name), __ATOMIC_RELAXED);
+    __atomic_store_n(resolved, 1, __ATOMIC_RELEASE);
+  }
+  return __atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
+PARLOT_NI const void* parlot_mpi_fortran_buffer(const void* p) {
+  static const void* in_place;
+  static int resolved;
+  const void* s = fortran_symbol("mpi_fortran_in_place_", &in_place, &resolved);
+  return s != NULL && p == s ? MPI_IN_PLACE : p;
+}
+
+/* MPI_F_STATUS_IGNORE (MPI 2.2) is a variable of libmpi, referred to
+   weakly (mpi_predefined_handles.h): null when libmpi is not loaded. */
+static PARLOT_NI int fortran_status(const void* p, MPI_Status* out) {
+  if (&MPI_F_STATUS_IGNORE == NULL || p == NULL || p == (const void*)MPI_F_STATUS_IGNORE) return 0;
+  status_f2c_t f = (status_f2c_t)parlot_mpi_next((void**)&next_status_f2c, "PMPI_Status_f2c");
+  return f((const MPI_Fint*)p, out) == MPI_SUCCESS;
+}
+
+PARLOT_NI void parlot_mpi_put_fortran_status(parlot_mpi_record* r, const void* status) {
+  MPI_Status s;
+  if (fortran_status(status, &s)) parlot_mpi_put_status(r, &s);
+}
+
+PARLOT_NI void parlot_mpi_add_fortran_completion(parlot_mpi_record* r, int64_t index,
+                                                 const void* status) {
+  MPI_Status s;
+  parlot_mpi_add_completion(r, index, fortran_status(status, &s) ? &s : MPI_STATUS_IGNORE);
+}

@@ -1,0 +1,158 @@
+// Kind-3 side records (the arguments of an MPI call, PARLOT_MPI_ARGS=1) in
+// hand-made thread files: decoded field by field, ordered by entry event,
+// and every kind of damage reported with the file and the byte offset.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "parlot/format.h"
+#include "parlot/trace_reader.h"
+#include "side_record_files.h"
+#include "temp_dir.h"
+
+namespace parlot {
+namespace {
+
+using ::testing::HasSubstr;
+using F = format::MpiField;
+
+constexpr std::uint8_t kMpiKind = static_cast<std::uint8_t>(format::AuxKind::kMpiCall);
+
+// LEB128 of `v`.
+std::vector<std::uint8_t> varint(std::uint64_t v) {
+  std::vector<std::uint8_t> out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<std::uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<std::uint8_t>(v));
+  return out;
+}
+
+std::vector<std::uint8_t> zigzag(std::int64_t v) {
+  return varint((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+}
+
+std::uint32_t bit(F f) {
+  return 1u << static_cast<unsigned>(f);
+}
+
+// Concatenation of byte strings.
+std::vector<std::uint8_t> cat(std::initializer_list<std::vector<std::uint8_t>> parts) {
+  std::vector<std::uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+TEST(MpiCallRecords, FieldsDecodedAndOrderedByEntryEvent) {
+  // MPI_Waitall on 2 requests at event 9, written before MPI_Send's at 4
+  // (a call's record may come after those of calls nested in it).
+  const auto waitall = cat({varint(bit(F::kCompleted) | bit(F::kRequests)), varint(2), zigzag(0),
+                            zigzag(1), zigzag(7), zigzag(800),             //
+                            zigzag(1), zigzag(-2), zigzag(-1), zigzag(0),  //
+                            zigzag(2)});
+  const auto send = cat(
+      {varint(bit(F::kDest) | bit(F::kTag) | bit(F::kBytes) | bit(F::kComm) | bit(F::kCommSize)),
+       zigzag(1), zigzag(7), zigzag(800), zigzag(0), zigzag(2)});
+  // A field this reader does not know (bit 20) is one varint.
+  const auto future = cat({varint((1u << 20) | bit(F::kRoot)), zigzag(3), zigzag(-5)});
+  std::vector<std::uint8_t> side;
+  test::append_record(side, kMpiKind, 9, waitall);
+  test::append_record(side, kMpiKind, 4, send);
+  test::append_record(side, kMpiKind, 12, future);
+  test::TempDir dir;
+  ThreadEventReader reader(test::write(dir, test::file_with(side)));
+  const auto& s = reader.summary();
+  ASSERT_EQ(s.mpi_calls.size(), 3u);
+  EXPECT_EQ(s.mpi_calls[0].event_index, 4u);
+  EXPECT_EQ(s.mpi_calls[1].event_index, 9u);
+
+  const MpiCallArguments* a = s.mpi_call_at(4);
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->has(F::kDest));
+  EXPECT_FALSE(a->has(F::kSource));
+  EXPECT_EQ(a->get(F::kDest), 1);
+  EXPECT_EQ(a->get(F::kTag), 7);
+  EXPECT_EQ(a->get(F::kBytes), 800);
+  EXPECT_EQ(a->get(F::kComm), 0);
+  EXPECT_EQ(a->get(F::kCommSize), 2);
+
+  const MpiCallArguments* w = s.mpi_call_at(9);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->get(F::kRequests), 2);
+  ASSERT_EQ(w->completed.size(), 2u);
+  EXPECT_EQ(w->completed[0].source, 1);
+  EXPECT_EQ(w->completed[0].bytes, 800);
+  EXPECT_EQ(w->completed[1].index, 1);
+  EXPECT_EQ(w->completed[1].source, -2);
+  EXPECT_EQ(w->completed[1].tag, -1);
+
+  const MpiCallArguments* f = s.mpi_call_at(12);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->get(F::kRoot), 3);
+  EXPECT_EQ(f->value[20], -5);
+  EXPECT_EQ(mpi_field_name(20), "field20");
+  EXPECT_EQ(mpi_field_name(static_cast<unsigned>(F::kStatusBytes)), "status_bytes");
+
+  EXPECT_EQ(s.mpi_call_at(5), nullptr);
+}
+
+struct Damage {
+  const char* what;
+  std::vector<std::uint8_t> data;
+  std::uint64_t offset_in_data;  // where the reader must say the damage is
+  const char* message;
+};
+
+void PrintTo(const Damage& d, std::ostream* os) {
+  *os << d.what;
+}
+
+class MpiCallRecordDamage : public ::testing::TestWithParam<Damage> {};
+
+TEST_P(MpiCallRecordDamage, IsAnErrorNamingTheFileAndOffset) {
+  const Damage& d = GetParam();
+  std::vector<std::uint8_t> side;
+  test::append_record(side, kMpiKind, 0, d.data);
+  test::TempDir dir;
+  const auto path = test::write(dir, test::file_with(side));
+  try {
+    ThreadEventReader reader(path);
+    ADD_FAILURE() << "no error for " << d.what;
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.offset(),
+              test::kFirstRecordOffset + sizeof(format::AuxRecordHeader) + d.offset_in_data);
+    EXPECT_THAT(e.what(), HasSubstr(d.message));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corrupt, MpiCallRecordDamage,
+    ::testing::Values(
+        Damage{"empty", {}, 0, "presence mask cut short"},
+        Damage{"mask too wide", cat({varint(1ull << 32)}), 5, "more than 32 bits"},
+        Damage{"varint too long", std::vector<std::uint8_t>(11, 0x81), 10, "cut short"},
+        Damage{"field cut short", cat({varint(bit(F::kDest) | bit(F::kTag)), zigzag(1)}), 2,
+               "field tag cut short"},
+        Damage{"completions beyond the record",
+               cat({varint(bit(F::kCompleted)), varint(3), zigzag(0), zigzag(1), zigzag(2),
+                    zigzag(3)}),
+               4, "exceeds the record"},
+        Damage{"completion cut short",
+               cat({varint(bit(F::kCompleted)), varint(1), zigzag(0), zigzag(1), zigzag(2),
+                    std::vector<std::uint8_t>{0x80, 0x80, 0x80, 0x80}}),
+               11, "completion cut short"},
+        Damage{"bytes left over", cat({varint(bit(F::kDest)), zigzag(1), {0, 0}}), 2,
+               "2 bytes left over"}),
+    [](const auto& info) {
+      std::string n = info.param.what;
+      for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n;
+    });
+
+}  // namespace
+}  // namespace parlot
