@@ -87,13 +87,13 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
     count(d.left_calls, l);
     if (d.left.size() < context) d.left.push_back(l);
   }
-  if (d.left.size() < context) d.left_end_marks = left.rest();
+  if (d.left_events - d.position <= context) d.left_end_marks = left.rest();
   for (; has_r; has_r = right.next(r)) {
     ++d.right_events;
     count(d.right_calls, r);
     if (d.right.size() < context) d.right.push_back(r);
   }
-  if (d.right.size() < context) d.right_end_marks = right.rest();
+  if (d.right_events - d.position <= context) d.right_end_marks = right.rest();
   return d;
 }
 

@@ -39,15 +39,17 @@ class FunctionNames;
 std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
                            const std::string& prefix);
 
-/// Calls `on_event(const CallEvent&)` for every event of the thread file
-/// `reader`, in order, through `filter` when given (depths and callers as
-/// filtered), and `on_mark(const Mark&, std::uint32_t depth)` for each of
-/// the thread's marks just before the event it precedes (marks beyond the
-/// last event after it); `depth` = frames open there (filtered). The filter
-/// never drops a mark. Throws FormatError on corrupt data.
+/// Calls `on_event(const CallEvent&, std::uint64_t index)` for every event
+/// of the thread file `reader`, in order, with the event's absolute index in
+/// the thread's stream (the index side records refer to, e.g.
+/// ThreadTraceSummary::mpi_call_at), through `filter` when given (depths and
+/// callers as filtered), and `on_mark(const Mark&, std::uint32_t depth)` for
+/// each of the thread's marks just before the event it precedes (marks
+/// beyond the last event after it); `depth` = frames open there (filtered).
+/// The filter never drops a mark. Throws FormatError on corrupt data.
 template <class OnEvent, class OnMark>
-void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event,
-                 analysis::FilterStage* filter, OnMark&& on_mark) {
+void walk_thread_indexed(ThreadEventReader& reader, std::uint64_t function_count,
+                         OnEvent&& on_event, analysis::FilterStage* filter, OnMark&& on_mark) {
   CallStackTracker tracker(function_count, reader.summary().path);
   MarkCursor marks(reader.summary().marks);
   auto depth = [&] {
@@ -61,15 +63,24 @@ void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEven
       if (marks.due(index)) [[unlikely]] {
         marks.visit_until(index, mark);
       }
-      ++index;
       if (filter == nullptr) {
-        on_event(tracker.push(id));
+        on_event(tracker.push(id), index);
       } else if (filter->push(tracker.push(id), out)) {
-        on_event(out);
+        on_event(out, index);
       }
+      ++index;
     }
   }
   marks.visit_rest(mark);
+}
+
+/// walk_thread_indexed without the index.
+template <class OnEvent, class OnMark>
+void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event,
+                 analysis::FilterStage* filter, OnMark&& on_mark) {
+  walk_thread_indexed(
+      reader, function_count, [&](const CallEvent& e, std::uint64_t) { on_event(e); }, filter,
+      on_mark);
 }
 
 /// walk_thread without marks.
@@ -77,28 +88,6 @@ template <class OnEvent>
 void walk_thread(ThreadEventReader& reader, std::uint64_t function_count, OnEvent&& on_event,
                  analysis::FilterStage* filter = nullptr) {
   walk_thread(reader, function_count, on_event, filter, [](const Mark&, std::uint32_t) {});
-}
-
-/// As walk_thread, calling `on_event(const CallEvent&, std::uint64_t index)`
-/// with each event's absolute index in the thread's stream (the index side
-/// records refer to, e.g. ThreadTraceSummary::mpi_call_at).
-template <class OnEvent>
-void walk_thread_indexed(ThreadEventReader& reader, std::uint64_t function_count,
-                         OnEvent&& on_event, analysis::FilterStage* filter = nullptr) {
-  CallStackTracker tracker(function_count, reader.summary().path);
-  std::uint64_t index = 0;
-  for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
-    CallEvent out;
-    for (const std::uint32_t id : batch) {
-      const CallEvent e = tracker.push(id);
-      if (filter == nullptr) {
-        on_event(e, index);
-      } else if (filter->push(e, out)) {
-        on_event(out, index);
-      }
-      ++index;
-    }
-  }
 }
 
 }  // namespace parlot::tool

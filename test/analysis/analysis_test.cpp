@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,25 @@ TEST(DivergenceTest, FirstDifferingEventWithStackAndCounts) {
   EXPECT_NE(text.find("-1  x"), std::string::npos) << text;
   VectorSource same1(stream("m(a)")), same2(stream("m(a)"));
   EXPECT_TRUE(first_divergence(same1, same2, 2).identical);
+}
+
+TEST(DivergenceTest, MarksAreShownInTheContextAndNeverDecide) {
+  NameTable names;
+  // Events: 0 m( 1 s( 2 x( 3 ) 4 ) 5 a( ... ; marks differ between sides.
+  VectorSource left(stream("m(s(x)a)", &names),
+                    {{0, "\"start\""}, {2, "\"in s\""}, {9, "\"end\""}});
+  VectorSource right(stream("m(s(x)b)", &names), {{4, "\"before exit\""}});
+  const Divergence d = first_divergence(left, right, 3);
+  EXPECT_EQ(d.position, 5u);  // a( vs b(: the marks do not make a divergence
+  ASSERT_EQ(d.before.size(), 3u);
+  EXPECT_EQ(d.before[0].marks_before, (std::vector<std::string>{"\"in s\""}));  // before x(
+  EXPECT_EQ(d.left_end_marks, (std::vector<std::string>{"\"end\""}));
+  const std::string text = describe_divergence(d, names, "L", "R");
+  EXPECT_NE(text.find("        @ mark \"in s\"\n        enter x\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  < @ mark \"end\"\n"), std::string::npos) << text;
+  // Right's mark sits before s's exit (event 4), inside s: on the right's
+  // side only, so the common context shows left's marks.
+  EXPECT_EQ(text.find("before exit"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // into event streams, a vector as an EventSource, a stream's loop summary.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,15 +40,19 @@ inline std::vector<Event> stream(const std::string& tree, NameTable* names = nul
 
 class VectorSource : public EventSource {
  public:
-  explicit VectorSource(std::vector<Event> e) : events_(std::move(e)) {}
+  explicit VectorSource(std::vector<Event> e, std::vector<Mark> marks = {})
+      : events_(std::move(e)), marks_(std::move(marks)) {}
   bool next(Event& e) override {
     if (pos_ == events_.size()) return false;
     e = events_[pos_++];
     return true;
   }
+  std::span<const Mark> marks() const override { return marks_; }
+  std::uint64_t last_index() const override { return pos_ - 1; }
 
  private:
   std::vector<Event> events_;
+  std::vector<Mark> marks_;
   std::size_t pos_ = 0;
 };
 
