@@ -22,7 +22,9 @@ PARLOT_DIR="$work/trace" LD_PRELOAD="$PWD/$build/runtime/libparlotrt.so" \
 "$build/reader/parlot-read" export --format dot --top 12 "$work/trace" -o "$work/quicksort.dot"
 dot -Tpng -Gdpi=72 "$work/quicksort.dot" -o docs/images/dot-quicksort.png
 
-"$build/reader/parlot-read" export --format speedscope "$work/trace" \
+# One sorting thread (thread #2): its quicksort recursion.
+tid=$("$build/reader/parlot-read" info "$work/trace" | awk '$1 == "#2" { print $2 }')
+"$build/reader/parlot-read" export --format speedscope --tid "$tid" "$work/trace" \
   -o "$work/quicksort.speedscope.json"
 ln -s "$speedscope" "$work/speedscope"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
