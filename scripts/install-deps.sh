@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Parlot needs to build and test, when missing,
-# plus any packages named as arguments (scripts/install-bench-deps.sh).
+# plus any packages named as arguments (scripts/install-bench-deps.sh), and
+# the speedscope npm package (pinned) into build-deps/npm for the viewer test.
 # Debian 12; run as root (CI is) or with sudo available.
 set -euo pipefail
 packages=(
@@ -14,18 +15,32 @@ packages=(
   valgrind graphviz             # callgrind_annotate and dot -Tsvg in the export consumer tests
   libprotozero-dev protobuf-compiler  # export --format perfetto; protoc --decode in its test
   file  # cpack -G DEB (test/install): finds the ELF files for dpkg-shlibdeps
+  chromium libpng-dev  # speedscope_viewer_test: headless browser; reads its screenshot
   "$@"
 )
+# npm installs speedscope below; Debian's npm when the machine has none.
+command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: installing ${missing[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# speedscope's static files, served to Chromium by the viewer test
+# (CMake's PARLOT_SPEEDSCOPE_DIR points at its dist/release).
+speedscope_version=1.25.0
+npm_dir="$(cd "$(dirname "$0")/.." && pwd)/build-deps/npm"
+installed="$npm_dir/node_modules/speedscope/package.json"
+if ! grep -q "\"version\": \"$speedscope_version\"" "$installed" 2>/dev/null; then
+  echo "install-deps: npm install speedscope@$speedscope_version into $npm_dir"
+  mkdir -p "$npm_dir"
+  npm install --prefix "$npm_dir" --no-audit --no-fund --no-save --loglevel=error \
+    "speedscope@$speedscope_version"
+fi

@@ -1,10 +1,14 @@
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
+#include "parlot/decode_progress.h"
 #include "parlot/trace_reader.h"
 
 namespace parlot {
 namespace {
+
+std::atomic<std::uint64_t> g_events_decoded{0};  // events_decoded_so_far()
 
 constexpr std::size_t kBatch = 1 << 16;
 
@@ -285,6 +289,7 @@ std::span<const std::uint32_t> ThreadEventReader::next_batch() {
     }
     if (n != 0) {
       events_read_ += n;
+      g_events_decoded.fetch_add(n, std::memory_order_relaxed);
       return {batch_.data(), n};
     }
     if (!load_next_block()) {
@@ -297,6 +302,10 @@ std::span<const std::uint32_t> ThreadEventReader::next_batch() {
       return {};
     }
   }
+}
+
+std::uint64_t events_decoded_so_far() {
+  return g_events_decoded.load(std::memory_order_relaxed);
 }
 
 }  // namespace parlot

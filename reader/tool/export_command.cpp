@@ -14,6 +14,7 @@
 #include "export/simplify_name.h"
 #include "export_trace.h"
 #include "function_names.h"
+#include "progress.h"
 #include "thread_walk.h"
 
 namespace parlot::tool {
@@ -72,8 +73,8 @@ exporter::EventWindow parse_window(const std::string& text) {
   return w;
 }
 
-/// Events the export will hold, from the counts the files promise (a file
-/// without a count counts 0).
+}  // namespace
+
 std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
                               const Selection& selection, const exporter::EventWindow& w) {
   std::uint64_t total = 0;
@@ -90,8 +91,6 @@ std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
   }
   return total;
 }
-
-}  // namespace
 
 exporter::TimeAxis choose_time_axis(const std::vector<ProcessTrace>& processes,
                                     const Selection& selection) {
@@ -120,6 +119,9 @@ int export_trace(const std::vector<ProcessTrace>& processes, const Selection& se
                  const exporter::EventWindow& window, const exporter::TimeAxis& time, bool simplify,
                  exporter::Exporter& out) {
   int status = 0;
+  // The progress bar's total: decoding runs from each thread's start to the
+  // window's end.
+  add_promised_events(promised_events(processes, selection, {0, window.end}));
   std::deque<NamedFunctions> names;  // each process's, alive until the end
   for (const auto& process : processes) {
     if (!selection.selects(process)) continue;

@@ -17,6 +17,12 @@ namespace parlot::tool {
 exporter::TimeAxis choose_time_axis(const std::vector<ProcessTrace>& processes,
                                     const Selection& selection);
 
+/// Events the selected threads' files promise in `window` (trailer, else
+/// final block counts; a file without a count counts 0). Opens every
+/// selected thread file's summary.
+std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
+                              const Selection& selection, const exporter::EventWindow& window);
+
 /// Feeds `out` every selected thread's events in `window` (begin_process,
 /// begin_thread, events, end_thread, ..., end), names simplified with
 /// --simplify when `simplify`. Returns 1 if a thread file was damaged (the

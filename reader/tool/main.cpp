@@ -2,8 +2,13 @@
 // statistics. Exit status: 0 done, 1 damaged or unreadable input, 2 usage.
 #include <fmt/core.h>
 
+#include <unistd.h>
+
+#include <cstring>
+
 #include "commands.h"
 #include "parlot/trace_reader.h"
+#include "progress.h"
 #include "visible_text.h"
 
 int main(int argc, char** argv) {
@@ -19,7 +24,14 @@ int main(int argc, char** argv) {
   parlot::tool::add_classes_command(app, exit_status);
   parlot::tool::add_stacks_command(app, exit_status);
   parlot::tool::add_diff_command(app, exit_status);
+  // `trace` streams its output: a progress bar would cut through it on the
+  // same terminal.
+  const bool streams_to_terminal =
+      argc > 1 && std::strcmp(argv[1], "trace") == 0 && ::isatty(STDOUT_FILENO) == 1;
   try {
+    // Erased before any error below is printed.
+    const auto progress =
+        streams_to_terminal ? nullptr : parlot::tool::ProgressDisplay::for_stderr();
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;

@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "export_trace.h"
 #include "function_names.h"
 #include "id_cache.h"
 #include "mpi_arguments_text.h"
+#include "progress.h"
 #include "thread_walk.h"
 #include "trace_input.h"
 #include "visible_text.h"
@@ -144,7 +146,9 @@ int run_trace(const TraceOptions& o) {
   int status = 0;
   Output out;
   const analysis::FunctionMatcher matcher(o.view.filter);
-  for (const auto& process : open_trace_directory(o.view.dir)) {
+  const auto processes = open_trace_directory(o.view.dir);
+  add_promised_events(promised_events(processes, o.view.selection, {}));
+  for (const auto& process : processes) {
     if (!o.view.selection.selects(process)) continue;
     status |= report_warnings(process);
     FunctionNames names(process);

@@ -6,6 +6,7 @@
 
 #include "function_names.h"
 #include "parallel.h"
+#include "progress.h"
 #include "visible_text.h"
 
 namespace parlot::tool {
@@ -84,7 +85,9 @@ TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
     }
     for (const auto& file : p.thread_files) {
       ThreadEventReader reader(file);
-      if (!o.selection.selects(reader.summary())) continue;
+      const auto& s = reader.summary();
+      if (!o.selection.selects(s)) continue;
+      add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
       threads[i].push_back({{rank, reader.summary().thread_index}, i, file});
     }
   });
