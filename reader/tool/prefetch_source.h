@@ -9,6 +9,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -42,12 +43,18 @@ class PrefetchSource : public analysis::EventSource {
   /// Rethrows what decoding threw (a FormatError), at the point the stream
   /// ends.
   bool next(analysis::Event& e) override {
-    if (pos_ == current_.size()) [[unlikely]] {
+    if (pos_ == current_.events.size()) [[unlikely]] {
       if (!refill()) return false;
     }
-    e = current_[pos_++];
+    e = current_.events[pos_++];
     return true;
   }
+
+  /// The marks of the stream decoded (they do not change while decoding).
+  std::span<const Mark> marks() const override { return in_.marks(); }
+
+  /// The stream index of the event next() returned last.
+  std::uint64_t last_index() const override { return pos_ == 0 ? 0 : current_.indices[pos_ - 1]; }
 
   /// Reads the rest of the stream, then returns its loop summary (built
   /// with `max_body` > 0 only). Call once.
@@ -61,17 +68,21 @@ class PrefetchSource : public analysis::EventSource {
   void produce() {
     try {
       for (bool more = true; more;) {
-        std::vector<analysis::Event> chunk;
-        chunk.reserve(chunk_);
+        Chunk chunk;
+        chunk.events.reserve(chunk_);
+        chunk.indices.reserve(chunk_);
         analysis::Event e;
-        while (chunk.size() < chunk_ && (more = in_.next(e))) chunk.push_back(e);
+        while (chunk.events.size() < chunk_ && (more = in_.next(e))) {
+          chunk.events.push_back(e);
+          chunk.indices.push_back(in_.last_index());
+        }
         if (builder_) {
-          for (const analysis::Event& x : chunk) builder_->push(x);
+          for (const analysis::Event& x : chunk.events) builder_->push(x);
         }
         std::unique_lock<std::mutex> g(lock_);
         changed_.wait(g, [&] { return stop_ || ready_.size() < depth_; });
         if (stop_) return;
-        if (!chunk.empty()) ready_.push_back(std::move(chunk));
+        if (!chunk.events.empty()) ready_.push_back(std::move(chunk));
         if (!more) done_ = true;
         changed_.notify_all();
       }
@@ -97,14 +108,20 @@ class PrefetchSource : public analysis::EventSource {
     return true;
   }
 
+  // Events decoded ahead, with their indices in the thread's stream.
+  struct Chunk {
+    std::vector<analysis::Event> events;
+    std::vector<std::uint64_t> indices;
+  };
+
   analysis::EventSource& in_;
   std::size_t chunk_, depth_;
   std::optional<analysis::LoopBuilder> builder_;
-  std::vector<analysis::Event> current_;
+  Chunk current_;
   std::size_t pos_ = 0;
   std::mutex lock_;
   std::condition_variable changed_;
-  std::deque<std::vector<analysis::Event>> ready_;
+  std::deque<Chunk> ready_;
   bool done_ = false, stop_ = false;
   std::exception_ptr error_;
   std::thread producer_;
