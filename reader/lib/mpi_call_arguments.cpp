@@ -5,20 +5,12 @@
 #include <string>
 
 #include "parlot/trace_reader.h"
+#include "varint.h"
 
 namespace parlot {
 namespace {
 
-// Reads a LEB128 varint; false when cut short or longer than 10 bytes.
-bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
-  v = 0;
-  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
-    const std::uint8_t b = *p++;
-    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
+using detail::read_varint;
 
 std::int64_t unzigzag(std::uint64_t v) {
   return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);

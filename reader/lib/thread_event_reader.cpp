@@ -4,6 +4,7 @@
 
 #include "parlot/decode_progress.h"
 #include "parlot/trace_reader.h"
+#include "varint.h"
 
 namespace parlot {
 namespace {
@@ -12,17 +13,7 @@ std::atomic<std::uint64_t> g_events_decoded{0};  // events_decoded_so_far()
 
 constexpr std::size_t kBatch = 1 << 16;
 
-/// Reads a LEB128 varint at p (< end); advances p. False when cut short or
-/// longer than 10 bytes.
-bool read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
-  v = 0;
-  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
-    const std::uint8_t b = *p++;
-    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
+using detail::read_varint;
 
 /// Parses the side records of one PAUX block payload (starting at file
 /// offset `offset`) into `summary` (clock samples, marks, MPI calls). Unknown

@@ -61,24 +61,7 @@ TEST(Loops, OpenCallsAtTheEndStayOpen) {
 TEST(Loops, ExpansionPropertyOnRandomTrees) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
-    std::string tree;
-    int depth = 0;
-    const int length = 1 + static_cast<int>(rng() % 300);
-    for (int i = 0; i < length; ++i) {
-      const unsigned r = rng() % 10;
-      if (r < 3 && depth > 0) {
-        tree += ')';
-        --depth;
-      } else {
-        tree += static_cast<char>('a' + rng() % 3);
-        if (r > 6) {
-          tree += '(';
-          ++depth;
-        }
-      }
-    }
-    const bool close = rng() % 2;
-    while (close && depth-- > 0) tree += ')';
+    const std::string tree = random_tree(rng, 300);
     const auto events = stream(tree);
     for (std::size_t k : {1u, 2u, 5u, 8u}) {
       const LoopSummary s = summarise(events, k);

@@ -121,28 +121,6 @@ TEST(LoopDiff, BeyondTheEditBoundTheMiddleIsReplaced) {
             "  }\n");
 }
 
-/// A random call tree in stream() notation, possibly left open at the end.
-std::string random_tree(std::mt19937& rng) {
-  std::string tree;
-  int depth = 0;
-  const int length = 1 + static_cast<int>(rng() % 200);
-  for (int i = 0; i < length; ++i) {
-    const unsigned r = rng() % 10;
-    if (r < 3 && depth > 0) {
-      tree += ')';
-      --depth;
-    } else {
-      tree += static_cast<char>('a' + rng() % 3);
-      if (r > 6) {
-        tree += '(';
-        ++depth;
-      }
-    }
-  }
-  while (rng() % 2 && depth-- > 0) tree += ')';
-  return tree;
-}
-
 // Robustness: any two trees diff without failing; the diff is empty exactly
 // when the streams are equal, and every line nests at most one level deeper
 // than the line before it.
@@ -150,11 +128,11 @@ TEST(LoopDiff, RandomTreesDiffIsEmptyIffStreamsAreEqual) {
   std::mt19937 rng(11);
   for (int round = 0; round < 300; ++round) {
     NameTable names;
-    const std::string x = random_tree(rng);
+    const std::string x = random_tree(rng, 200);
     // Half the time a small edit of x: one character dropped or repeated.
     std::string y = x;
     if (round % 2 == 0) {
-      y = random_tree(rng);
+      y = random_tree(rng, 200);
     } else if (const std::size_t at = rng() % x.size(); std::isalpha(x[at])) {
       y.insert(at, 1, static_cast<char>('a' + rng() % 3));
     }

@@ -2,6 +2,7 @@
 // into event streams, a vector as an EventSource, a stream's loop summary.
 #pragma once
 
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,6 +56,29 @@ class VectorSource : public EventSource {
   std::vector<Mark> marks_;
   std::size_t pos_ = 0;
 };
+
+/// A random call tree in stream() notation of 1 to `max_length` calls and
+/// brackets over functions a, b and c, possibly left open at the end.
+inline std::string random_tree(std::mt19937& rng, int max_length) {
+  std::string tree;
+  int depth = 0;
+  const int length = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_length));
+  for (int i = 0; i < length; ++i) {
+    const unsigned r = rng() % 10;
+    if (r < 3 && depth > 0) {
+      tree += ')';
+      --depth;
+    } else {
+      tree += static_cast<char>('a' + rng() % 3);
+      if (r > 6) {
+        tree += '(';
+        ++depth;
+      }
+    }
+  }
+  while (rng() % 2 && depth-- > 0) tree += ')';
+  return tree;
+}
 
 inline LoopSummary summarise(const std::vector<Event>& events, std::size_t max_body = 8) {
   LoopBuilder b(max_body);
