@@ -138,9 +138,10 @@ TEST_F(AnalysisViews, StacksOfFinishedThreadsAreEmpty) {
 }
 
 TEST_F(AnalysisViews, DiffOfTwoRunsIsIdenticalAndOfTwoThreadsIsNot) {
-  int status = -1;
-  const std::string same = read_tool("diff " + qs() + " " + qs2(), &status);
-  EXPECT_EQ(status, 0) << same;
+  // Only the main thread is compared across the runs: a thread's index is
+  // the order of its first event, and the sorting threads start racing, so
+  // thread 1 of one run may be another worker in the other.
+  const std::string same = read_tool("diff " + qs() + " " + qs2());
   EXPECT_THAT(same, HasSubstr("process 0 thread 0: identical (2020 events)\n"));
   const std::string two =
       read_tool("diff " + qs() + " --left rank=0,thread=1 --right rank=0,thread=2");
