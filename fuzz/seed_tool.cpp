@@ -5,8 +5,8 @@
 //
 // Output: fuzz_decoder's two selector bytes (the file's codec, 32 events per
 // next(), one feed) and the payloads of its data blocks concatenated, the
-// final block's without its event count (docs/FORMAT.md). Exits 1 on a file
-// it cannot walk.
+// final block's without its event count (docs/FORMAT.md); side-record (PAUX)
+// blocks are skipped. Exits 1 on a file it cannot walk.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
     std::memcpy(&b, file.data() + off, sizeof b);
     off += sizeof b;
     if (b.magic == parlot::format::kTrailerMagic) break;
+    if (b.magic == parlot::format::kAuxBlockMagic) {  // side records: not events
+      if (b.payload_bytes > file.size() - off) break;  // cut short
+      off += b.payload_bytes;
+      continue;
+    }
     if (b.magic != parlot::format::kBlockMagic && b.magic != parlot::format::kFinalBlockMagic) {
       return fail(argv[2], "bad block magic");
     }
