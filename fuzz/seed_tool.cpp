@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     std::memcpy(&b, file.data() + off, sizeof b);
     off += sizeof b;
     if (b.magic == parlot::format::kTrailerMagic) break;
-    if (b.magic == parlot::format::kAuxBlockMagic) {  // side records: not events
+    if (b.magic == parlot::format::kAuxBlockMagic) {   // side records: not events
       if (b.payload_bytes > file.size() - off) break;  // cut short
       off += b.payload_bytes;
       continue;

@@ -113,12 +113,7 @@ class PerfettoExporter final : public Exporter {
       new_name = added;
     }
     packet([&](protozero::pbf_writer& packet) {
-      packet.add_uint64(field::kTimestamp, time);
-      packet.add_uint32(field::kSequenceId, sequence_);
-      packet.add_uint32(field::kSequenceFlags,
-                        first_packet_ ? kIncrementalStateCleared | kNeedsIncrementalState
-                                      : kNeedsIncrementalState);
-      first_packet_ = false;
+      sequence_header(packet, time);
       {
         protozero::pbf_writer event(packet, field::kTrackEvent);
         event.add_enum(field::kEventType, enter ? kSliceBegin : kSliceEnd);
@@ -134,14 +129,20 @@ class PerfettoExporter final : public Exporter {
     });
   }
 
+  // A TracePacket's time and sequence fields; the first packet of the
+  // sequence also clears the interned names.
+  void sequence_header(protozero::pbf_writer& packet, std::uint64_t time) {
+    packet.add_uint64(field::kTimestamp, time);
+    packet.add_uint32(field::kSequenceId, sequence_);
+    packet.add_uint32(field::kSequenceFlags, first_packet_
+                                                 ? kIncrementalStateCleared | kNeedsIncrementalState
+                                                 : kNeedsIncrementalState);
+    first_packet_ = false;
+  }
+
   void mark(std::string_view label, std::uint32_t, std::uint64_t time) override {
     packet([&](protozero::pbf_writer& packet) {
-      packet.add_uint64(field::kTimestamp, time);
-      packet.add_uint32(field::kSequenceId, sequence_);
-      packet.add_uint32(field::kSequenceFlags,
-                        first_packet_ ? kIncrementalStateCleared | kNeedsIncrementalState
-                                      : kNeedsIncrementalState);
-      first_packet_ = false;
+      sequence_header(packet, time);
       protozero::pbf_writer event(packet, field::kTrackEvent);
       event.add_enum(field::kEventType, kInstant);
       event.add_uint64(field::kTrackUuid, thread_uuid_);
