@@ -16,7 +16,7 @@ rt="$build/runtime/libparlotrt.so"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 configs=(0 1000 10 1)
-workloads=("quicksort_threads 4000000 4" "cg 4000 60")
+workloads=("quicksort_threads 8000000 4" "cg 8000 200")
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -48,6 +48,6 @@ for w in "${workloads[@]}"; do
     cpu=$(median < "$work/$name.$c.cpu")
     printf '| %s | %s | %s | %s | %s | %s |\n' "$w" "$label" "$(median < "$work/$name.$c.wall")" \
       "$cpu" "$(median < "$work/$name.$c.bytes")" \
-      "$(awk -v a="$cpu" -v b="$base" 'BEGIN { printf "%+.1f%%", b > 0 ? 100 * (a - b) / b : 0 }')"
+      "$(awk -v a="$cpu" -v b="$base" 'BEGIN { printf "%+.1f%%", (b > 0 ? 100 * (a - b) / b : 0) }')"
   done
 done

@@ -126,6 +126,9 @@ class ThreadTrace {
   /// block when the buffer is full (a file write), after the next data
   /// block, or at the end. Not for the hot path. The caller keeps hooks out
   /// (busy flag, IgnoreHooksOnThisThread).
+  /// Kind kMpiCall is appended to the open kind-4 record (kMpiCalls) when
+  /// that record is the last one buffered: one to three bytes of framing
+  /// per call instead of a 16-byte header.
   void add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
                        std::size_t n);
 
@@ -234,6 +237,8 @@ class ThreadTrace {
   }
   // Writes the buffered side records as one PAUX block.
   void write_side_records();
+  // Appends one MPI call's data to the open kind-4 record, or starts one.
+  void add_mpi_call(std::uint64_t entry, const void* data, std::size_t n);
 
   /// Events between two looks at the clock for the flush interval.
   static constexpr std::uint32_t kFlushCheckEvents = 16384;
@@ -295,8 +300,10 @@ class ThreadTrace {
       std::max({sizeof(LzEncoder), sizeof(RawEncoder), sizeof(RankEncoder)});
   alignas(LzEncoder) alignas(RawEncoder) alignas(RankEncoder) unsigned char encoder_[kEncoderBytes];
   // Side records (docs/FORMAT.md "Version 2"): one open clock-sample record.
-  std::size_t side_used_ = 0;    // bytes of side_ used, block header included
-  std::size_t side_record_ = 0;  // offset of the open record's header, 0 = none
+  std::size_t side_used_ = 0;         // bytes of side_ used, block header included
+  std::size_t side_record_ = 0;       // offset of the open record's header, 0 = none
+  std::size_t mpi_record_ = 0;        // offset of the open kind-4 record's header, 0 = none
+  std::uint64_t mpi_last_entry_ = 0;  // entry event of its last call
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
   ClockSampleFilter clock_filter_;  // which samples read are kept

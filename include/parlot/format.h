@@ -93,6 +93,13 @@ enum class AuxKind : std::uint8_t {
   /// kCompleted, a LEB128 count n then n x 4 zigzag varints (request index,
   /// source, tag, bytes). See docs/FORMAT.md "Kind 3, MPI call".
   kMpiCall = 3,
+  /// Arguments of several MPI calls of one thread (what the runtime writes
+  /// since kind 3 cost a 16-byte header per call): `event_index` = the
+  /// first call's entry event; data = one or more entries, each a zigzag
+  /// LEB128 entry-event delta (from the previous entry; the first from
+  /// `event_index`), a LEB128 byte count n, then n bytes laid out as the
+  /// data of a kind-3 record. See docs/FORMAT.md "Kind 4, MPI calls".
+  kMpiCalls = 4,
 };
 
 /// Fields of a kind-3 record (AuxKind::kMpiCall), by presence-mask bit.

@@ -15,6 +15,39 @@ constexpr std::size_t kBatch = 1 << 16;
 
 using detail::read_varint;
 
+/// Parses the data of a kind-4 record (several MPI calls; docs/FORMAT.md
+/// "Kind 4, MPI calls") at file offset `offset` whose first call's entry
+/// event is `first_entry`, appending one MpiCallArguments per call to `out`.
+/// Throws FormatError naming the file and the offset of the bad entry.
+void parse_mpi_calls(const std::filesystem::path& path, std::uint64_t offset,
+                     std::uint64_t first_entry, std::span<const std::uint8_t> data,
+                     std::vector<MpiCallArguments>& out) {
+  const std::uint8_t* const begin = data.data();
+  const std::uint8_t* const end = begin + data.size();
+  const std::uint8_t* p = begin;
+  std::uint64_t entry = first_entry;
+  if (p == end) throw FormatError(path, offset, "MPI calls record without a call");
+  while (p < end) {
+    const std::uint64_t at = offset + static_cast<std::uint64_t>(p - begin);
+    std::uint64_t zigzag = 0, n = 0;
+    if (!read_varint(p, end, zigzag) || !read_varint(p, end, n)) {
+      throw FormatError(path, at, "MPI call entry cut short");
+    }
+    const auto delta = static_cast<std::int64_t>((zigzag >> 1) ^ (~(zigzag & 1) + 1));
+    if ((delta < 0 && static_cast<std::uint64_t>(-(delta + 1)) >= entry) ||
+        (delta > 0 && static_cast<std::uint64_t>(delta) > ~std::uint64_t{0} - entry)) {
+      throw FormatError(path, at, "MPI call entry event out of range");
+    }
+    entry += static_cast<std::uint64_t>(delta);
+    if (n > static_cast<std::uint64_t>(end - p)) {
+      throw FormatError(path, at, "MPI call longer than its record");
+    }
+    out.push_back(decode_mpi_call(path, offset + static_cast<std::uint64_t>(p - begin), entry,
+                                  std::span<const std::uint8_t>(p, static_cast<std::size_t>(n))));
+    p += n;
+  }
+}
+
 /// Parses the side records of one PAUX block payload (starting at file
 /// offset `offset`) into `summary` (clock samples, marks, MPI calls). Unknown
 /// kinds are skipped.
@@ -36,6 +69,11 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
       summary.mpi_calls.push_back(
           decode_mpi_call(path, offset + data, h.event_index,
                           std::span<const std::uint8_t>(payload.data() + data, h.data_bytes)));
+    }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMpiCalls)) {
+      parse_mpi_calls(path, offset + data, h.event_index,
+                      std::span<const std::uint8_t>(payload.data() + data, h.data_bytes),
+                      summary.mpi_calls);
     }
     if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples)) {
       const std::uint8_t* p = payload.data() + data;

@@ -20,6 +20,7 @@ using ::testing::HasSubstr;
 using F = format::MpiField;
 
 constexpr std::uint8_t kMpiKind = static_cast<std::uint8_t>(format::AuxKind::kMpiCall);
+constexpr std::uint8_t kMpiBatchKind = static_cast<std::uint8_t>(format::AuxKind::kMpiCalls);
 
 // LEB128 of `v`.
 std::vector<std::uint8_t> varint(std::uint64_t v) {
@@ -148,6 +149,79 @@ INSTANTIATE_TEST_SUITE_P(
                11, "completion cut short"},
         Damage{"bytes left over", cat({varint(bit(F::kDest)), zigzag(1), {0, 0}}), 2,
                "2 bytes left over"}),
+    [](const auto& info) {
+      std::string n = info.param.what;
+      for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n;
+    });
+
+// Kind 4: several calls in one record, each framed by its entry-event
+// delta (negative for a call written after the calls nested in it) and its
+// byte count; a kind-3 record in the same block still reads.
+TEST(MpiCallRecords, BatchedCallsDecodeWithTheirOwnEntryEvents) {
+  const auto send = cat({varint(bit(F::kDest) | bit(F::kTag)), zigzag(1), zigzag(7)});
+  const auto recv = cat({varint(bit(F::kSource)), zigzag(-1)});
+  const auto bcast = cat({varint(bit(F::kRoot)), zigzag(0)});
+  // Entries at 10 (send), 30 (recv), 20 (bcast, written after the recv).
+  const auto batch = cat({zigzag(0), varint(send.size()), send,   //
+                          zigzag(20), varint(recv.size()), recv,  //
+                          zigzag(-10), varint(bcast.size()), bcast});
+  std::vector<std::uint8_t> side;
+  test::append_record(side, kMpiBatchKind, 10, batch);
+  test::append_record(side, kMpiKind, 40, bcast);
+  test::TempDir dir;
+  ThreadEventReader reader(test::write(dir, test::file_with(side)));
+  const auto& s = reader.summary();
+  ASSERT_EQ(s.mpi_calls.size(), 4u);
+  EXPECT_EQ(s.mpi_calls[0].event_index, 10u);
+  EXPECT_EQ(s.mpi_calls[1].event_index, 20u);
+  EXPECT_EQ(s.mpi_calls[2].event_index, 30u);
+  EXPECT_EQ(s.mpi_calls[3].event_index, 40u);
+  ASSERT_NE(s.mpi_call_at(10), nullptr);
+  EXPECT_EQ(s.mpi_call_at(10)->get(F::kTag), 7);
+  ASSERT_NE(s.mpi_call_at(20), nullptr);
+  EXPECT_EQ(s.mpi_call_at(20)->get(F::kRoot), 0);
+  ASSERT_NE(s.mpi_call_at(30), nullptr);
+  EXPECT_EQ(s.mpi_call_at(30)->get(F::kSource), -1);
+}
+
+class MpiCallBatchDamage : public ::testing::TestWithParam<Damage> {};
+
+TEST_P(MpiCallBatchDamage, IsAnErrorNamingTheFileAndOffset) {
+  const Damage& d = GetParam();
+  std::vector<std::uint8_t> side;
+  test::append_record(side, kMpiBatchKind, 5, d.data);
+  test::TempDir dir;
+  const auto path = test::write(dir, test::file_with(side));
+  try {
+    ThreadEventReader reader(path);
+    ADD_FAILURE() << "no error for " << d.what;
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.offset(),
+              test::kFirstRecordOffset + sizeof(format::AuxRecordHeader) + d.offset_in_data);
+    EXPECT_THAT(e.what(), HasSubstr(d.message));
+  }
+}
+
+const std::vector<std::uint8_t> kOneField = cat({varint(bit(F::kDest)), zigzag(1)});
+
+INSTANTIATE_TEST_SUITE_P(
+    Corrupt, MpiCallBatchDamage,
+    ::testing::Values(Damage{"empty", {}, 0, "without a call"},
+                      Damage{"framing cut short", cat({zigzag(0)}), 0, "entry cut short"},
+                      Damage{"second framing cut short",
+                             cat({zigzag(0), varint(kOneField.size()), kOneField, zigzag(3)}), 4,
+                             "entry cut short"},
+                      Damage{"count beyond the record", cat({zigzag(0), varint(9), kOneField}), 0,
+                             "longer than its record"},
+                      Damage{"entry below event 0",
+                             cat({zigzag(-6), varint(kOneField.size()), kOneField}), 0,
+                             "out of range"},
+                      Damage{"bad call inside",
+                             cat({zigzag(0), varint(kOneField.size()), kOneField, zigzag(1),
+                                  varint(2), varint(bit(F::kDest) | bit(F::kTag)), zigzag(1)}),
+                             8, "field tag cut short"}),
     [](const auto& info) {
       std::string n = info.param.what;
       for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
