@@ -192,6 +192,43 @@ TEST_F(ExportConsumers, ChromeRefusesTooManyEventsUnlessWindowed) {
   EXPECT_GE(opened_at_start, 2);  // main and fill_random were open at event 500
 }
 
+// A window and a filter together: the frames open at the window's start go
+// through the filter too (main is entered there, fill_random is not), and
+// fill_random's callees nest under main.
+TEST_F(ExportConsumers, WindowedChromeExportThroughAFilterStaysWellNested) {
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  const std::string tid =
+      std::to_string(ThreadEventReader(processes[0].thread_files[0]).summary().tid);
+  const fs::path out = dir_->path() / "windowed-filtered.json";
+  const RunResult r =
+      parlot_read({"export", "-f", "chrome", "--tid", tid, "--window", "500:560", "--exclude",
+                   "^fill_random$", trace("quicksort_threads").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto json = nlohmann::json::parse(slurp(out));
+  std::vector<std::string> open;
+  std::map<std::string, std::uint64_t> begins;
+  int opened_at_start = 0;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "B") {
+      const std::string name = e["name"];
+      if (name == "rng_next") {
+        ASSERT_EQ(open, std::vector<std::string>{"main"});  // directly under main
+      }
+      open.push_back(name);
+      ++begins[name];
+      if (e["ts"] == 500 && name != "rng_next") ++opened_at_start;  // event 500 enters rng_next
+    } else if (e["ph"] == "E") {
+      ASSERT_FALSE(open.empty());
+      open.pop_back();
+    }
+  }
+  EXPECT_TRUE(open.empty());
+  EXPECT_EQ(opened_at_start, 1);  // main (fill_random was open too, but is filtered out)
+  EXPECT_EQ(begins["main"], 1u);
+  EXPECT_FALSE(begins.contains("fill_random"));
+  EXPECT_GE(begins["rng_next"], 25u);  // 60 events of rng_next calls, cut at the ends
+}
+
 TEST_F(ExportConsumers, SpeedscopeHasOneProfilePerThread) {
   const auto json = nlohmann::json::parse(slurp(export_to("quicksort_threads", "speedscope")));
   EXPECT_EQ(json["profiles"].size(), 5u);  // main and 4 workers
