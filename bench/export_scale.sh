@@ -3,7 +3,8 @@
 # at least 10^8 events (one thread), then measures, in the same run, wall
 # time, CPU time and peak RSS (/usr/bin/time) of
 #   stats                      the baseline (decoding and counting only)
-#   report                     per function
+#   report                     per function, and --by thread
+#   export --format folded --exclude '^sparse_matvec$'  (the filter stage's cost)
 #   export --format F          every format parlot-read was built with
 # and prints a Markdown table with the ratios against stats. Single-file
 # formats write to a pipe counted by wc -c (the disk is not measured); otf2
@@ -52,7 +53,10 @@ measure() {
 formats=$("$read_tool" export --help | sed -n 's/.*{\(.*\)}.*/\1/p' | head -1 | tr ',' ' ')
 measure stats 0 "$read_tool" stats "$trace"
 measure report 0 "$read_tool" report "$trace"
-rows=(stats report)
+measure report-by-thread 0 "$read_tool" report --by thread "$trace"
+# The filter stage: a mid-level function (sparse_matvec, caller of row_dot) dropped.
+measure export-folded-filtered 0 "$read_tool" export -f folded --exclude '^sparse_matvec$' "$trace" -o -
+rows=(stats report report-by-thread export-folded-filtered)
 for f in $formats; do
   case $f in
     otf2)
