@@ -8,7 +8,8 @@
 namespace parlot::exporter {
 
 std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                            const EventWindow& window, const TimeAxis& time, Exporter& exporter) {
+                            const EventWindow& window, const TimeAxis& time, Exporter& exporter,
+                            analysis::FilterStage* filter) {
   const auto& s = reader.summary();
   EventClock clock(s.clock_samples);
   auto time_of = [&](std::uint64_t index) {
@@ -21,21 +22,33 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
   std::uint64_t index = 0;
   std::uint64_t exported = 0;
   bool started = false;
+  // Every event the exporter sees, through the filter when there is one.
+  auto emit = [&](const CallEvent& e, std::uint64_t t) {
+    CallEvent kept;
+    if (filter == nullptr) {
+      exporter.event(e, t);
+    } else if (filter->push(e, kept)) {
+      exporter.event(kept, t);
+    } else {
+      return;
+    }
+    ++exported;
+  };
+  auto depth = [&] {
+    return filter ? filter->depth() : static_cast<std::uint32_t>(tracker.open_calls().size());
+  };
   auto open_window = [&] {
     const auto& open = tracker.open_calls();
     for (std::size_t d = 0; d < open.size(); ++d) {
-      exporter.event({CallEvent::Kind::kEnter, open[d], static_cast<std::uint32_t>(d),
-                      d == 0 ? 0u : open[d - 1]},
-                     time_of(index));
-      ++exported;
+      emit({CallEvent::Kind::kEnter, open[d], static_cast<std::uint32_t>(d),
+            d == 0 ? 0u : open[d - 1]},
+           time_of(index));
     }
     started = true;
   };
   MarkCursor marks(s.marks);
   marks.skip_before(window.begin);
-  auto mark = [&](const Mark& m) {
-    exporter.mark(m.label, static_cast<std::uint32_t>(tracker.open_calls().size()), time_of(index));
-  };
+  auto mark = [&](const Mark& m) { exporter.mark(m.label, depth(), time_of(index)); };
   bool done = false;
   for (auto batch = reader.next_batch(); !batch.empty() && !done; batch = reader.next_batch()) {
     for (const std::uint32_t id : batch) {
@@ -48,10 +61,7 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
         marks.visit_until(index, mark);
       }
       const CallEvent e = tracker.push(id);
-      if (started) {
-        exporter.event(e, time_of(index));
-        ++exported;
-      }
+      if (started) emit(e, time_of(index));
       ++index;
     }
   }
@@ -61,10 +71,9 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
   if (started) {
     const auto open = tracker.open_calls();
     for (std::size_t d = open.size(); d-- > 0;) {
-      exporter.event({CallEvent::Kind::kExit, open[d], static_cast<std::uint32_t>(d),
-                      d == 0 ? 0u : open[d - 1]},
-                     end_time);
-      ++exported;
+      emit({CallEvent::Kind::kExit, open[d], static_cast<std::uint32_t>(d),
+            d == 0 ? 0u : open[d - 1]},
+           end_time);
     }
   }
   exporter.end_thread(end_time);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "analysis/filter.h"
 #include "exporter.h"
 #include "parlot/trace_reader.h"
 
@@ -24,9 +25,12 @@ struct EventWindow {
 /// last event after it, when the window reaches the end) and end_thread. Times on `time`'s axis:
 /// event indices on the logical clock, else ns since time.origin_ns interpolated from the thread's
 /// clock samples (EventClock). `function_count`: IDs 1..function_count are valid (0 = unknown).
-/// Returns the events handed to the exporter, synthesised ones included (marks not counted). Throws
-/// FormatError on corrupt data, like CallStackTracker.
+/// With `filter` (fresh, not yet fed), every event, synthesised ones included, goes through it
+/// first: a dropped function's callees nest under its nearest kept caller, and marks carry the
+/// filtered depth (analysis/filter.h). Returns the events handed to the exporter, synthesised ones
+/// included (marks not counted). Throws FormatError on corrupt data, like CallStackTracker.
 std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                            const EventWindow& window, const TimeAxis& time, Exporter& exporter);
+                            const EventWindow& window, const TimeAxis& time, Exporter& exporter,
+                            analysis::FilterStage* filter = nullptr);
 
 }  // namespace parlot::exporter

@@ -16,6 +16,7 @@
 #include "function_names.h"
 #include "progress.h"
 #include "thread_walk.h"
+#include "trace_input.h"
 
 namespace parlot::tool {
 namespace {
@@ -30,6 +31,7 @@ struct ExportCommandOptions {
   std::string format;
   std::string output;
   Selection selection;
+  analysis::FunctionFilter filter;
   std::string window;
   std::size_t top = 50;
   std::uint64_t chrome_limit = kChromeMaxEvents;
@@ -41,6 +43,9 @@ class NamedFunctions final : public exporter::FunctionSource {
  public:
   NamedFunctions(const ProcessTrace& process, bool simplify)
       : names_(process), simplify_(simplify), infos_(process.function_addresses.size()) {}
+
+  /// The process's symbolizer (names as the filters match them).
+  FunctionNames& names() { return names_; }
 
   const exporter::FunctionInfo& function(std::uint32_t id) override {
     if (const exporter::FunctionInfo* cached = infos_.find(id)) return *cached;
@@ -117,8 +122,9 @@ exporter::TimeAxis choose_time_axis(const std::vector<ProcessTrace>& processes,
 
 int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
                  const exporter::EventWindow& window, const exporter::TimeAxis& time, bool simplify,
-                 exporter::Exporter& out) {
+                 const analysis::FunctionFilter& filter, exporter::Exporter& out) {
   int status = 0;
+  const analysis::FunctionMatcher matcher(filter);
   // The progress bar's total: decoding runs from each thread's start to the
   // window's end.
   add_promised_events(promised_events(processes, selection, {0, window.end}));
@@ -129,10 +135,17 @@ int export_trace(const std::vector<ProcessTrace>& processes, const Selection& se
     NamedFunctions& functions = names.emplace_back(process, simplify);
     const auto& m = process.metadata;
     out.begin_process({m.pid, m.rank, m.executable, m.host, m.start_ns, &functions});
+    // The process's filter, copied fresh for each thread.
+    std::optional<analysis::FilterStage> process_filter;
+    if (!filter.keeps_everything()) {
+      process_filter.emplace(keep_vector(process, functions.names(), matcher), filter.max_depth);
+    }
     for (const auto& file : process.thread_files) {
       ThreadEventReader reader(file);
       if (!selection.selects(reader.summary())) continue;
-      exporter::export_thread(reader, process.function_addresses.size(), window, time, out);
+      std::optional<analysis::FilterStage> thread_filter = process_filter;
+      exporter::export_thread(reader, process.function_addresses.size(), window, time, out,
+                              thread_filter ? &*thread_filter : nullptr);
       status |= report_damage(reader.summary());
     }
   }
@@ -144,6 +157,7 @@ namespace {
 
 int run_export(const ExportCommandOptions& o) {
   const exporter::EventWindow window = parse_window(o.window);
+  const analysis::FunctionMatcher check(o.filter);  // a bad pattern fails before the output opens
   const auto processes = open_trace_directory(o.dir);
   exporter::ExportOptions options;
   options.top_edges = o.top;
@@ -166,7 +180,7 @@ int run_export(const ExportCommandOptions& o) {
       fmt::print(stderr, "parlot-read: note: folded weights are calls per call path\n");
     }
   }
-  return export_trace(processes, o.selection, window, options.time, o.simplify, *out);
+  return export_trace(processes, o.selection, window, options.time, o.simplify, o.filter, *out);
 }
 
 }  // namespace
@@ -184,6 +198,7 @@ void add_export_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--output,-o", options->output, "Output file (- = standard output)")->required();
   cmd->add_option("--pid", options->selection.pid, "Only this process");
   cmd->add_option("--tid", options->selection.tid, "Only this thread");
+  add_filter_options(cmd, options->filter);
   cmd->add_option("--window", options->window,
                   "Only events BEGIN:END of each thread (event indices, END excluded); frames "
                   "open at BEGIN are entered there, frames open at END closed there");

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "analysis/filter.h"
 #include "export/export_walk.h"
 #include "export/exporter.h"
 #include "parlot/trace_reader.h"
@@ -25,11 +26,14 @@ std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
 
 /// Feeds `out` every selected thread's events in `window` (begin_process,
 /// begin_thread, events, end_thread, ..., end), names simplified with
-/// --simplify when `simplify`. Returns 1 if a thread file was damaged (the
+/// --simplify when `simplify`, through `filter` (matched on the full names;
+/// a dropped function's callees nest under its nearest kept caller).
+/// Returns 1 if a thread file was damaged (the
 /// message is printed), else 0. Throws FormatError on corrupt data and
-/// std::runtime_error when the output cannot be written.
+/// std::runtime_error when the output cannot be written, std::regex_error
+/// on a bad filter pattern.
 int export_trace(const std::vector<ProcessTrace>& processes, const Selection& selection,
                  const exporter::EventWindow& window, const exporter::TimeAxis& time, bool simplify,
-                 exporter::Exporter& out);
+                 const analysis::FunctionFilter& filter, exporter::Exporter& out);
 
 }  // namespace parlot::tool

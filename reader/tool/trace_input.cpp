@@ -11,16 +11,25 @@
 
 namespace parlot::tool {
 
+void add_filter_options(CLI::App* cmd, analysis::FunctionFilter& filter) {
+  // One pattern per --include/--exclude (repeat the option for more), so
+  // `--exclude f DIR` does not take DIR for a second pattern.
+  cmd->add_option("--include", filter.include,
+                  "Keep only functions whose name matches one of these regexes (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--exclude", filter.exclude,
+                  "Drop functions whose name matches a regex (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--module", filter.module,
+                  "Keep only functions of DSOs whose path matches this regex");
+  cmd->add_option("--max-depth", filter.max_depth,
+                  "Keep only calls at (filtered) depth below N (0: all)");
+}
+
 void add_view_options(CLI::App* cmd, ViewOptions& o) {
   cmd->add_option("--pid", o.selection.pid, "Only this process");
   cmd->add_option("--tid", o.selection.tid, "Only this thread");
-  cmd->add_option("--include", o.filter.include,
-                  "Keep only functions whose name matches one of these regexes");
-  cmd->add_option("--exclude", o.filter.exclude, "Drop functions whose name matches a regex");
-  cmd->add_option("--module", o.filter.module,
-                  "Keep only functions of DSOs whose path matches this regex");
-  cmd->add_option("--max-depth", o.filter.max_depth,
-                  "Keep only calls at (filtered) depth below N (0: all)");
+  add_filter_options(cmd, o.filter);
   cmd->add_option("--jobs,-j", o.jobs, "Decoding threads (0: one per hardware thread)");
 }
 

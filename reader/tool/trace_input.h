@@ -29,7 +29,11 @@ struct ViewOptions {
   unsigned jobs = 0;  ///< decoding threads (0: one per hardware thread)
 };
 
-/// Adds --pid, --tid, --include, --exclude, --module and --max-depth.
+/// Adds --include, --exclude, --module and --max-depth, filling `filter`
+/// (the views, export and report: one set of filter options).
+void add_filter_options(CLI::App* cmd, analysis::FunctionFilter& filter);
+
+/// Adds --pid, --tid, the filter options (add_filter_options) and --jobs.
 void add_view_options(CLI::App* cmd, ViewOptions& o);
 
 /// Function key and filter decision of each function ID of one process.

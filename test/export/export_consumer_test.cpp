@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "e2e_support.h"
@@ -36,7 +38,7 @@ class ExportConsumers : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir;
     // Without clock samples: these tests check the logical clock.
-    for (const std::string example : {"quicksort_threads", "cpp_features"}) {
+    for (const std::string example : {"quicksort_threads", "cpp_features", "rounds_threads"}) {
       const RunResult r = run_traced({examples_dir() + "/" + example}, dir_->path() / example,
                                      {"PARLOT_CLOCK_EVENTS=0"});
       ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -49,8 +51,8 @@ class ExportConsumers : public ::testing::Test {
   static fs::path trace(const std::string& example) { return dir_->path() / example; }
   /// Runs the export and returns the output file's path.
   static fs::path export_to(const std::string& example, const std::string& format,
-                            std::vector<std::string> extra = {}) {
-    const fs::path out = dir_->path() / (example + "." + format);
+                            std::vector<std::string> extra = {}, const std::string& suffix = "") {
+    const fs::path out = dir_->path() / (example + suffix + "." + format);
     std::vector<std::string> args{"export", "--format",  format, trace(example).string(),
                                   "-o",     out.string()};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -61,8 +63,10 @@ class ExportConsumers : public ::testing::Test {
   }
   /// caller -> callee call counts from `parlot-read stats` (calls from
   /// "<thread>", the outermost ones, left out).
-  static Edges stats_edges(const std::string& example) {
-    const RunResult r = parlot_read({"stats", trace(example).string()});
+  static Edges stats_edges(const std::string& example, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"stats", trace(example).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = parlot_read(args);
     EXPECT_EQ(r.exit_status, 0) << r.err;
     Edges edges;
     std::istringstream in(r.out);
@@ -92,29 +96,35 @@ std::string function_part(const std::string& s) {
   return s;
 }
 
+/// caller -> callee call counts as callgrind_annotate reads them from the
+/// callgrind file `file`.
+Edges annotated_edges(const fs::path& file) {
+  const RunResult r =
+      run({"callgrind_annotate", "--tree=calling", "--threshold=100", "--auto=no", file.string()});
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("malformed")));
+  Edges annotated;
+  std::string caller;
+  std::istringstream in(r.out);
+  const std::regex fn_line(R"(^\s*[\d,]+ \([^)]*\)\s+\*\s+(.*)$)");
+  const std::regex call_line(R"(^\s*[\d,]+ \([^)]*\)\s+>\s+(.*) \(([\d,]+)x\) \[.*\]$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, fn_line)) {
+      caller = function_part(m[1]);
+    } else if (std::regex_match(line, m, call_line)) {
+      std::string n = m[2];
+      n.erase(std::remove(n.begin(), n.end(), ','), n.end());
+      annotated[{caller, function_part(m[1])}] += std::stoull(n);
+    }
+  }
+  return annotated;
+}
+
 TEST_F(ExportConsumers, CallgrindAnnotateCallCountsEqualStats) {
   if (!have("callgrind_annotate")) GTEST_SKIP() << "valgrind's callgrind_annotate not installed";
   for (const std::string example : {"quicksort_threads", "cpp_features"}) {
-    const fs::path file = export_to(example, "callgrind");
-    const RunResult r = run(
-        {"callgrind_annotate", "--tree=calling", "--threshold=100", "--auto=no", file.string()});
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    EXPECT_THAT(r.err, Not(HasSubstr("malformed")));
-    Edges annotated;
-    std::string caller;
-    std::istringstream in(r.out);
-    const std::regex fn_line(R"(^\s*[\d,]+ \([^)]*\)\s+\*\s+(.*)$)");
-    const std::regex call_line(R"(^\s*[\d,]+ \([^)]*\)\s+>\s+(.*) \(([\d,]+)x\) \[.*\]$)");
-    for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (std::regex_match(line, m, fn_line)) {
-        caller = function_part(m[1]);
-      } else if (std::regex_match(line, m, call_line)) {
-        std::string n = m[2];
-        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
-        annotated[{caller, function_part(m[1])}] += std::stoull(n);
-      }
-    }
+    const Edges annotated = annotated_edges(export_to(example, "callgrind"));
     const Edges expected = stats_edges(example);
     EXPECT_GT(expected.size(), 5u);
     EXPECT_EQ(annotated, expected) << example;
@@ -182,6 +192,43 @@ TEST_F(ExportConsumers, ChromeRefusesTooManyEventsUnlessWindowed) {
   EXPECT_GE(opened_at_start, 2);  // main and fill_random were open at event 500
 }
 
+// A window and a filter together: the frames open at the window's start go
+// through the filter too (main is entered there, fill_random is not), and
+// fill_random's callees nest under main.
+TEST_F(ExportConsumers, WindowedChromeExportThroughAFilterStaysWellNested) {
+  const auto processes = open_trace_directory(trace("quicksort_threads"));
+  const std::string tid =
+      std::to_string(ThreadEventReader(processes[0].thread_files[0]).summary().tid);
+  const fs::path out = dir_->path() / "windowed-filtered.json";
+  const RunResult r =
+      parlot_read({"export", "-f", "chrome", "--tid", tid, "--window", "500:560", "--exclude",
+                   "^fill_random$", trace("quicksort_threads").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto json = nlohmann::json::parse(slurp(out));
+  std::vector<std::string> open;
+  std::map<std::string, std::uint64_t> begins;
+  int opened_at_start = 0;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "B") {
+      const std::string name = e["name"];
+      if (name == "rng_next") {
+        ASSERT_EQ(open, std::vector<std::string>{"main"});  // directly under main
+      }
+      open.push_back(name);
+      ++begins[name];
+      if (e["ts"] == 500 && name != "rng_next") ++opened_at_start;  // event 500 enters rng_next
+    } else if (e["ph"] == "E") {
+      ASSERT_FALSE(open.empty());
+      open.pop_back();
+    }
+  }
+  EXPECT_TRUE(open.empty());
+  EXPECT_EQ(opened_at_start, 1);  // main (fill_random was open too, but is filtered out)
+  EXPECT_EQ(begins["main"], 1u);
+  EXPECT_FALSE(begins.contains("fill_random"));
+  EXPECT_GE(begins["rng_next"], 25u);  // 60 events of rng_next calls, cut at the ends
+}
+
 TEST_F(ExportConsumers, SpeedscopeHasOneProfilePerThread) {
   const auto json = nlohmann::json::parse(slurp(export_to("quicksort_threads", "speedscope")));
   EXPECT_EQ(json["profiles"].size(), 5u);  // main and 4 workers
@@ -224,22 +271,31 @@ TEST_F(ExportConsumers, HatchetLiteralParses) {
   EXPECT_GT(json[0]["metrics"]["calls (inc)"].get<std::uint64_t>(), 100u);
 }
 
+using Counts = std::map<std::uint64_t, std::uint64_t>;
+
+/// Enter and Leave events per location, as otf2-print reads them from the
+/// archive `archive`.
+std::pair<Counts, Counts> otf2_enters_and_leaves(const fs::path& archive) {
+  const RunResult r = run({"otf2-print", (archive / "traces.otf2").string()});
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  Counts enters, leaves;  // location -> events
+  std::istringstream in(r.out);
+  const std::regex event(R"(^(ENTER|LEAVE)\s+(\d+)\s+\d+\s+Region: .*$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, event)) continue;
+    (m[1] == "ENTER" ? enters : leaves)[std::stoull(m[2])]++;
+  }
+  return {enters, leaves};
+}
+
 TEST_F(ExportConsumers, Otf2PrintEnterLeaveCountsPerLocationEqualEachThreads) {
   if (!have("otf2-print")) GTEST_SKIP() << "otf2-tools not installed";
   const RunResult formats = parlot_read({"export", "--help"});
   if (formats.out.find("otf2") == std::string::npos) GTEST_SKIP() << "built without OTF2";
   for (const std::string example : {"quicksort_threads", "cpp_features"}) {
     const fs::path archive = export_to(example, "otf2");
-    const RunResult r = run({"otf2-print", (archive / "traces.otf2").string()});
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    std::map<std::uint64_t, std::uint64_t> enters, leaves;  // location -> events
-    std::istringstream in(r.out);
-    const std::regex event(R"(^(ENTER|LEAVE)\s+(\d+)\s+\d+\s+Region: .*$)");
-    for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (!std::regex_match(line, m, event)) continue;
-      (m[1] == "ENTER" ? enters : leaves)[std::stoull(m[2])]++;
-    }
+    const auto [enters, leaves] = otf2_enters_and_leaves(archive);
     // Locations are numbered in thread order.
     const auto processes = open_trace_directory(trace(example));
     std::map<std::uint64_t, std::uint64_t> expected;
@@ -401,6 +457,17 @@ std::vector<std::pair<std::string, ReportRow>> parse_report(const std::string& o
   return rows;
 }
 
+/// The start of a `report --by thread|rank` row, as a regex: the columns
+/// total, calls, functions, max depth right-aligned as printed.
+std::string fmt_row(const std::string& total, const std::string& calls,
+                    const std::string& functions, const std::string& depth) {
+  auto pad = [](const std::string& v, std::size_t width) {
+    return std::string(width > v.size() ? width - v.size() : 0, ' ') + v;
+  };
+  return pad(total, 16) + "  " + pad(calls, 12) + "  " + pad(functions, 9) + "  " + pad(depth, 9) +
+         "  ";
+}
+
 TEST_F(ExportConsumers, ReportCallsEqualStatsAndSelfCostsAddUpToTheEvents) {
   const RunResult r =
       parlot_read({"report", "--sort", "calls", trace("quicksort_threads").string()});
@@ -500,6 +567,192 @@ TEST_F(ExportConsumers, DefaultTimeAxisPlacesMillisecondCallsWithinTenPercent) {
     EXPECT_NEAR(traced_us[k], measured_us[k], measured_us[k] * 0.10 + stalled_us[k])
         << "phase call " << k << ", stalls around it " << stalled_us[k] << " us";
   }
+}
+
+/// Folded stacks ("a;b;c N" lines) -> weight per call path.
+std::map<std::string, std::uint64_t> parse_folded(const std::string& text) {
+  std::map<std::string, std::uint64_t> paths;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.starts_with("#")) continue;
+    const auto space = line.rfind(' ');
+    paths[line.substr(0, space)] += std::stoull(line.substr(space + 1));
+  }
+  return paths;
+}
+
+/// What the filter stage must make of unfiltered folded stacks (calls per
+/// path, logical clock): frames `keep` rejects vanish, a path whose own
+/// function is rejected goes, and so does one longer than `max_depth` frames
+/// once filtered (0: any).
+std::map<std::string, std::uint64_t> filter_folded(
+    const std::map<std::string, std::uint64_t>& all,
+    const std::function<bool(const std::string&)>& keep, std::size_t max_depth) {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [path, n] : all) {
+    std::vector<std::string> frames;
+    std::istringstream in(path);
+    for (std::string f; std::getline(in, f, ';');) frames.push_back(f);
+    if (!keep(frames.back())) continue;
+    std::string kept;
+    std::size_t depth = 0;
+    for (const auto& f : frames) {
+      if (!keep(f)) continue;
+      kept += (depth++ == 0 ? "" : ";") + f;
+    }
+    if (max_depth != 0 && depth > max_depth) continue;
+    out[kept] += n;
+  }
+  return out;
+}
+
+// --exclude of a mid-level function (partition: called by quicksort, calls
+// swap): its callees nest under its nearest kept caller, exactly as if its
+// frames were cut out of every call path; --include and --max-depth alike.
+TEST_F(ExportConsumers, FilteredFoldedExportNestsCalleesUnderTheNearestKeptCaller) {
+  const auto all = parse_folded(slurp(export_to("quicksort_threads", "folded")));
+  ASSERT_TRUE(all.contains("sort_worker;quicksort;partition;swap"));
+  const auto no_partition = parse_folded(slurp(
+      export_to("quicksort_threads", "folded", {"--exclude", "^partition$"}, "-no-partition")));
+  EXPECT_EQ(no_partition, filter_folded(
+                              all, [](const std::string& f) { return f != "partition"; }, 0));
+  EXPECT_TRUE(no_partition.contains("sort_worker;quicksort;swap"));
+  EXPECT_EQ(no_partition.at("sort_worker;quicksort;swap"),
+            all.at("sort_worker;quicksort;partition;swap"));
+
+  const std::set<std::string> kept{"main", "sort_worker", "quicksort", "swap"};
+  const auto narrowed = parse_folded(slurp(export_to(
+      "quicksort_threads", "folded",
+      {"--include", "^(main|sort_worker|quicksort|swap)$", "--max-depth", "3"}, "-narrowed")));
+  EXPECT_EQ(narrowed, filter_folded(
+                          all, [&](const std::string& f) { return kept.contains(f); }, 3));
+  EXPECT_TRUE(narrowed.contains("sort_worker;quicksort;swap"));
+  for (const auto& [path, n] : narrowed) {
+    EXPECT_LE(std::count(path.begin(), path.end(), ';'), 2) << path;
+  }
+}
+
+/// Calls per thread (in the threads' order) from `parlot-read stats --by
+/// thread` with `extra` options.
+std::vector<std::uint64_t> stats_calls_per_thread(const fs::path& trace,
+                                                  std::vector<std::string> extra) {
+  std::vector<std::string> args{"stats", "--by", "thread", trace.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const RunResult r = parlot_read(args);
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  std::vector<std::uint64_t> calls;
+  bool in_calls = false;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("== thread ")) calls.push_back(0);
+    if (line.find("calls  function") != std::string::npos) {
+      in_calls = true;
+    } else if (line.find("calls  caller -> callee") != std::string::npos) {
+      in_calls = false;
+    } else if (in_calls && !calls.empty()) {
+      calls.back() += std::stoull(line);
+    }
+  }
+  return calls;
+}
+
+// The consumers read filtered exports with the counts `stats` gives under
+// the same filter: callgrind_annotate's call arcs, otf2-print's Enter and
+// Leave events per location.
+TEST_F(ExportConsumers, FilteredCallgrindAndOtf2CountsEqualStatsUnderTheSameFilter) {
+  const std::vector<std::string> filter{"--exclude", "^partition$"};
+  const Edges expected = stats_edges("quicksort_threads", filter);
+  EXPECT_TRUE(expected.contains({"quicksort", "swap"}));
+  for (const auto& [edge, n] : expected) {
+    EXPECT_NE(edge.first, "partition");
+    EXPECT_NE(edge.second, "partition");
+  }
+  if (have("callgrind_annotate")) {
+    EXPECT_EQ(annotated_edges(export_to("quicksort_threads", "callgrind", filter, "-filtered")),
+              expected);
+  }
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (!have("otf2-print") || formats.out.find("otf2") == std::string::npos) {
+    GTEST_SKIP() << "otf2-print or the otf2 format missing";
+  }
+  const auto [enters, leaves] =
+      otf2_enters_and_leaves(export_to("quicksort_threads", "otf2", filter, "-filtered"));
+  const auto calls = stats_calls_per_thread(trace("quicksort_threads"), filter);
+  ASSERT_EQ(calls.size(), 5u);
+  Counts expected_calls;
+  for (std::size_t k = 0; k < calls.size(); ++k) expected_calls[k] = calls[k];
+  EXPECT_EQ(enters, expected_calls);
+  EXPECT_EQ(leaves, expected_calls);
+}
+
+// A bad pattern is a usage error before any output is written.
+TEST_F(ExportConsumers, ExportRefusesABadFilterPattern) {
+  const fs::path out = dir_->path() / "bad-pattern.folded";
+  const RunResult r = parlot_read({"export", "-f", "folded", "--exclude", "(",
+                                   trace("quicksort_threads").string(), "-o", out.string()});
+  EXPECT_NE(r.exit_status, 0);
+  EXPECT_THAT(r.err, HasSubstr("error"));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// rounds_threads (4 workers, 10 rounds, logical clock) is deterministic:
+// main (thread 0) calls parse_args and start_worker x 4; worker w (thread
+// w + 1) calls compute_share, publish and end_round once per round. So a
+// worker makes 31 calls over 62 events (its outermost call spans 61), main
+// 6 calls over 12 events (11).
+TEST_F(ExportConsumers, ReportByThreadAndByRankHaveExactColumns) {
+  const std::string dir = trace("rounds_threads").string();
+  RunResult r = parlot_read({"report", "--by", "thread", dir});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 7u) << r.out;
+  EXPECT_THAT(lines[0], HasSubstr("# time axis: logical clock"));
+  EXPECT_EQ(lines[1], "    total events         calls  functions  max depth  thread");
+  // Sorted by total, ties in thread order; pid and tid vary between runs.
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_TRUE(std::regex_match(lines[2 + w],
+                                 std::regex(fmt_row("61", "31", "4", "2") + "process 0 thread " +
+                                            std::to_string(w + 1) + R"( \(pid \d+, tid \d+\))")))
+        << lines[2 + w];
+  }
+  EXPECT_TRUE(std::regex_match(lines[6], std::regex(fmt_row("11", "6", "3", "2") +
+                                                    R"(process 0 thread 0 \(pid \d+, tid \d+\))")))
+      << lines[6];
+
+  r = parlot_read({"report", "--by", "rank", dir});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n" + fmt_row("255", "130", "7", "2") +
+                                                  R"(process 0 \(pid \d+, .*rounds_threads\)\n)")))
+      << r.out;
+
+  // Filtered: without publish, a worker makes 21 calls over 42 events.
+  r = parlot_read({"report", "--by", "thread", "--exclude", "^publish$", "--sort", "calls", dir});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\n" + fmt_row("61", "21", "3", "2") + "process 0 thread 1 ")))
+      << r.out;
+
+  // Per function under the same filter: the workers' outermost calls.
+  r = parlot_read({"report", "--exclude", "^worker$", dir});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto rows = parse_report(r.out);
+  std::map<std::string, ReportRow> by_name(rows.begin(), rows.end());
+  EXPECT_FALSE(by_name.contains("worker"));
+  ASSERT_TRUE(by_name.contains("compute_share"));
+  const ReportRow& c = by_name.at("compute_share");
+  EXPECT_EQ(c.calls, 40u);
+  EXPECT_EQ(c.total, 40u);
+  EXPECT_EQ(c.self, 40u);
+  EXPECT_EQ(c.depth, 1u);
+
+  // --diff by thread: the same run against itself changes nothing.
+  r = parlot_read({"report", "--by", "thread", dir, "--diff", dir});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\n" + fmt_row("0", "0", "0", "0") + "process 0 thread 4\n")))
+      << r.out;
 }
 
 }  // namespace
