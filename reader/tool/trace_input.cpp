@@ -55,8 +55,8 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
   }
 }
 
-TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
-  const analysis::FunctionMatcher matcher(o.filter);
+TraceInput::TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns)
+    : options_(o) {
   for (auto& process : open_trace_directory(o.dir)) {
     if (!o.selection.selects(process)) continue;
     processes_.push_back(std::move(process));
@@ -65,36 +65,50 @@ TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
   // Per process, in parallel: name and key every function, apply the
   // filter, list the selected threads. Symbolizers are per process.
   functions_.resize(processes_.size());
-  std::vector<analysis::NameTable> names(processes_.size());
-  std::vector<std::vector<Thread>> threads(processes_.size());
-  parallel_for(processes_.size(), o.jobs, [&](std::size_t i) {
-    const ProcessTrace& p = processes_[i];
-    FunctionNames process_names(p);
-    ProcessFunctions& f = functions_[i];
-    f.keep = keep_vector(p, process_names, matcher);
-    f.key.assign(p.function_addresses.size() + 1, 0);
-    for (std::uint32_t id = 1; id < f.key.size(); ++id) {
-      const std::string& name = process_names.lookup(id).function;
-      f.key[id] = analysis::function_key(name);
-      names[i].add(f.key[id], visible_text(name));
-    }
-    std::uint64_t rank = i;
-    if (ranked_) {
-      const std::string& r = p.metadata.rank;
-      if (std::from_chars(r.data(), r.data() + r.size(), rank).ec != std::errc()) rank = i;
-    }
-    for (const auto& file : p.thread_files) {
-      ThreadEventReader reader(file);
-      const auto& s = reader.summary();
-      if (!o.selection.selects(s)) continue;
-      add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
-      threads[i].push_back({{rank, reader.summary().thread_index}, i, file});
-    }
-  });
+  loaded_.assign(processes_.size(), false);
+  std::vector<std::size_t> mine;
   for (std::size_t i = 0; i < processes_.size(); ++i) {
-    status_ |= report_warnings(processes_[i]);
-    names_.merge(names[i]);
-    threads_.insert(threads_.end(), threads[i].begin(), threads[i].end());
+    if (!owns || owns(i)) mine.push_back(i);
+  }
+  std::vector<analysis::NameTable> names(mine.size());
+  std::vector<std::vector<Thread>> threads(mine.size());
+  parallel_for(mine.size(), o.jobs, [&](std::size_t k) { load(mine[k], names[k], threads[k]); });
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    loaded_[mine[k]] = true;
+    status_ |= report_warnings(processes_[mine[k]]);
+    names_.merge(names[k]);
+    threads_.insert(threads_.end(), threads[k].begin(), threads[k].end());
+  }
+}
+
+std::uint64_t TraceInput::rank_of(std::size_t process) const {
+  std::uint64_t rank = process;
+  if (ranked_) {
+    const std::string& r = processes_[process].metadata.rank;
+    if (std::from_chars(r.data(), r.data() + r.size(), rank).ec != std::errc()) rank = process;
+  }
+  return rank;
+}
+
+void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads) {
+  const analysis::FunctionMatcher matcher(options_.filter);
+  const ProcessTrace& p = processes_[i];
+  FunctionNames process_names(p);
+  ProcessFunctions& f = functions_[i];
+  f.keep = keep_vector(p, process_names, matcher);
+  f.key.assign(p.function_addresses.size() + 1, 0);
+  for (std::uint32_t id = 1; id < f.key.size(); ++id) {
+    const std::string& name = process_names.lookup(id).function;
+    f.key[id] = analysis::function_key(name);
+    names.add(f.key[id], visible_text(name));
+  }
+  const std::uint64_t rank = rank_of(i);
+  for (const auto& file : p.thread_files) {
+    ThreadEventReader reader(file);
+    const auto& s = reader.summary();
+    if (!options_.selection.selects(s)) continue;
+    add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
+    threads.push_back({{rank, reader.summary().thread_index}, i, file});
   }
 }
 
@@ -102,7 +116,24 @@ const TraceInput::Thread* TraceInput::find(analysis::ThreadId id) const {
   for (const auto& t : threads_) {
     if (t.id == id) return &t;
   }
+  for (const auto& t : borrowed_) {
+    if (t.id == id) return &t;
+  }
   return nullptr;
+}
+
+const TraceInput::Thread* TraceInput::find_or_load(analysis::ThreadId id) {
+  if (const Thread* t = find(id)) return t;
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    if (loaded_[i] || rank_of(i) != id.rank) continue;
+    std::vector<Thread> threads;
+    analysis::NameTable names;
+    load(i, names, threads);
+    loaded_[i] = true;
+    names_.merge(names);
+    borrowed_.insert(borrowed_.end(), threads.begin(), threads.end());
+  }
+  return find(id);
 }
 
 std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -100,15 +102,26 @@ class TraceInput {
   };
 
   /// Opens `o.dir` and names every function (prints the processes'
-  /// warnings and errors). Throws FormatError, std::regex_error.
-  explicit TraceInput(const ViewOptions& o);
+  /// warnings and errors). With `owns`, only the processes it accepts (by
+  /// index in the directory) are named and their threads listed: a member
+  /// of an mpirun'd team reads its share; the others' metadata is still read,
+  /// so ThreadIds and labels are those of the whole run. Throws FormatError,
+  /// std::regex_error.
+  explicit TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns = nullptr);
 
+  /// The selected threads of the processes this input owns.
   const std::vector<Thread>& threads() const { return threads_; }
   const std::vector<ProcessTrace>& processes() const { return processes_; }
   const ProcessFunctions& functions(std::size_t process) const { return functions_[process]; }
   const analysis::NameTable& names() const { return names_; }
   /// The selected thread with this id, or nullptr.
   const Thread* find(analysis::ThreadId id) const;
+  /// find(), loading the thread's process first when this input does not
+  /// own it (the leader of a team, showing another member's thread). The
+  /// pointer stays valid for the input's lifetime. Not thread-safe.
+  const Thread* find_or_load(analysis::ThreadId id);
+  /// Adds names learnt elsewhere (another member's partial result).
+  void add_names(const analysis::NameTable& names) { names_.merge(names); }
   std::unique_ptr<ThreadStream> open(const Thread& t) const;
   /// "rank R thread T" (or "process P thread T" when the run has no ranks).
   std::string label(analysis::ThreadId id) const;
@@ -127,10 +140,17 @@ class TraceInput {
   unsigned jobs() const { return options_.jobs; }
 
  private:
+  /// Names and keys process `i`'s functions, compiles the filter, lists its
+  /// selected threads into `threads` and its names into `names`.
+  void load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads);
+  std::uint64_t rank_of(std::size_t process) const;
+
   ViewOptions options_;
   std::vector<ProcessTrace> processes_;
+  std::vector<bool> loaded_;  ///< [process]
   std::vector<ProcessFunctions> functions_;
   std::vector<Thread> threads_;
+  std::deque<Thread> borrowed_;  ///< threads of processes loaded by find_or_load()
   analysis::NameTable names_;
   bool ranked_ = false;
   int status_ = 0;
