@@ -7,14 +7,16 @@
 //        (defaults: 16 children, 100 iterations, no outlier, 4 at a time)
 //
 // main forks the children one after another (child k, 0-based, is forked
-// k-th, so it is process k + 1 of the trace directory, the parent being 0),
-// keeping at most P of them running, and waits for all. Each child runs
+// k-th; with --parallel 1 it also starts k-th, so it is process k + 1 of the
+// trace directory, the parent being 0), keeping at most P of them running
+// (a hung child not counted), and waits for all. Each child runs
 // `iterations` steps of a small workload (step { compute { mix } exchange })
 // and exits; the parent prints "children: N, failed: F".
 //
-// --outlier K   child K takes another branch at its middle step
-//               (step_other instead of step): its call stream, and only its,
-//               differs from the others'. Repeatable.
+// --outlier K   child K takes another branch (step_other instead of step)
+//               at step K % iterations: its call stream, and only its,
+//               differs from the others' (and from other outliers' unless
+//               their K % iterations are equal). Repeatable.
 // --hang K      child K stops at its middle step in wait_forever (pause);
 //               once every other child is done, the parent sends it SIGTERM
 //               (the runtime then ends its trace with the stack it was in)
@@ -74,7 +76,7 @@ __attribute__((noinline)) static void wait_forever(int ready) {
 __attribute__((noinline)) static void child_work(int iterations, int outlier, int hang_fd) {
   for (int i = 0; i < iterations; ++i) {
     if (hang_fd >= 0 && i == iterations / 2) wait_forever(hang_fd);
-    if (outlier && i == iterations / 2) {
+    if (outlier >= 0 && i == outlier % iterations) {
       step_other((uint64_t)i);
     } else {
       step((uint64_t)i);
@@ -101,8 +103,10 @@ __attribute__((noinline)) static int spawn_children(int children, int iterations
       failed += reap();
       --running;
     }
-    int outlier = 0;
-    for (int j = 0; j < n_outliers; ++j) outlier |= outliers[j] == k;
+    int outlier = -1;  // or k: takes step_other at step k % iterations
+    for (int j = 0; j < n_outliers; ++j) {
+      if (outliers[j] == k) outlier = k;
+    }
     fflush(stdout);
     const pid_t pid = fork();
     if (pid < 0) {
