@@ -49,7 +49,7 @@ struct ProcessFunctions {
 /// before the exits the runtime added at the end for frames still open
 /// (trailer "frames closed at the end": a SIGTERM'd or exiting thread), so
 /// the analyses see the calls that were open when the program stopped.
-class ThreadStream : public analysis::EventSource {
+class ThreadStream final : public analysis::EventSource {
  public:
   ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
                const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering);
