@@ -8,7 +8,9 @@
 # RSS (the largest process), events/s per CPU second and overall, the ratio
 # to the serial run, and checks that every variant printed the same output.
 # A second part does the same on one big thread (examples/user_api M: 2M+6
-# events) for stats and classes.
+# events) for stats, classes and stacks. With PARLOT_READ_BASELINE set to
+# another parlot-read (e.g. one built from main), each view is first run
+# with it (-j 1, row "baseline") and the serial row is compared to it.
 # Usage: bench/many_processes.sh [BUILD_DIR] [CHILDREN] [ITERATIONS] [USER_API_N]
 #        (defaults: build 1024 2000 100000000; USER_API_N 0 skips part two)
 set -euo pipefail
@@ -62,7 +64,12 @@ views() {
   for view in "$@"; do
     local name="${view// /-}"
     name="${name//--/}"
-    measure "$name.serial" "$n" "" "$read_tool" $view -j 1 "$dir"
+    if [[ -n "${PARLOT_READ_BASELINE:-}" ]]; then
+      measure "$name.baseline" "$n" "" "$PARLOT_READ_BASELINE" $view -j 1 "$dir"
+      measure "$name.serial" "$n" "$name.baseline" "$read_tool" $view -j 1 "$dir"
+    else
+      measure "$name.serial" "$n" "" "$read_tool" $view -j 1 "$dir"
+    fi
     measure "$name.threads" "$n" "$name.serial" "$read_tool" $view -j 0 "$dir"
     if command -v mpirun >/dev/null; then
       measure "$name.mpirun4" "$n" "$name.serial" "${mpirun[@]}" "$read_tool" $view -j 1 "$dir"
@@ -88,8 +95,13 @@ if ((big > 0)); then
   n=$(events "$work/big")
   printf '\nuser_api %s: one thread of %s events, %s trace bytes\n' "$big" "$n" \
     "$(du -sb "$work/big" | cut -f1)"
-  for view in "stats" "classes --by trace"; do
+  for view in "stats" "classes --by trace" "stacks"; do
     name="big.${view// /-}"
-    measure "$name" "$n" "" "$read_tool" $view "$work/big"
+    if [[ -n "${PARLOT_READ_BASELINE:-}" ]]; then
+      measure "$name.baseline" "$n" "" "$PARLOT_READ_BASELINE" $view -j 1 "$work/big"
+      measure "$name" "$n" "$name.baseline" "$read_tool" $view -j 1 "$work/big"
+    else
+      measure "$name" "$n" "" "$read_tool" $view -j 1 "$work/big"
+    fi
   done
 fi

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "function_names.h"
@@ -90,17 +91,70 @@ std::uint64_t TraceInput::rank_of(std::size_t process) const {
   return rank;
 }
 
+namespace {
+
+/// FNV-1a over a process's load map and function table: what naming its
+/// functions depends on.
+std::uint64_t tables_fingerprint(const ProcessTrace& p) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  auto mix_text = [&](const std::string& s) {
+    mix(s.size());
+    for (const char c : s) mix(static_cast<unsigned char>(c));
+  };
+  for (const auto& o : p.load_map) {
+    mix(o.start);
+    mix(o.end);
+    mix(o.load_bias);
+    mix_text(o.build_id);
+    mix_text(o.path);
+  }
+  mix(p.function_addresses.size());
+  for (const auto a : p.function_addresses) mix(a);
+  return h;
+}
+
+bool same_tables(const ProcessTrace& a, const ProcessTrace& b) {
+  auto same = [](const LoadedObject& x, const LoadedObject& y) {
+    return x.start == y.start && x.end == y.end && x.load_bias == y.load_bias &&
+           x.build_id == y.build_id && x.path == y.path;
+  };
+  return a.function_addresses == b.function_addresses &&
+         std::equal(a.load_map.begin(), a.load_map.end(), b.load_map.begin(), b.load_map.end(),
+                    same);
+}
+
+}  // namespace
+
 void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads) {
-  const analysis::FunctionMatcher matcher(options_.filter);
   const ProcessTrace& p = processes_[i];
-  FunctionNames process_names(p);
   ProcessFunctions& f = functions_[i];
-  f.keep = keep_vector(p, process_names, matcher);
-  f.key.assign(p.function_addresses.size() + 1, 0);
-  for (std::uint32_t id = 1; id < f.key.size(); ++id) {
-    const std::string& name = process_names.lookup(id).function;
-    f.key[id] = analysis::function_key(name);
-    names.add(f.key[id], visible_text(name));
+  const std::uint64_t fingerprint = tables_fingerprint(p);
+  bool named = false;
+  {
+    const std::lock_guard<std::mutex> guard(named_lock_);
+    for (const std::size_t earlier : named_by_tables_[fingerprint]) {
+      if (same_tables(processes_[earlier], p)) {
+        f = functions_[earlier];  // complete: listed only once named
+        named = true;
+        break;
+      }
+    }
+  }
+  if (!named) {
+    // Names of the functions go into `names`; an identical process later
+    // relies on them being merged (TraceInput merges every load's names).
+    const analysis::FunctionMatcher matcher(options_.filter);
+    FunctionNames process_names(p);
+    f.keep = keep_vector(p, process_names, matcher);
+    f.key.assign(p.function_addresses.size() + 1, 0);
+    for (std::uint32_t id = 1; id < f.key.size(); ++id) {
+      const std::string& name = process_names.lookup(id).function;
+      f.key[id] = analysis::function_key(name);
+      names.add(f.key[id], visible_text(name));
+    }
+    const std::lock_guard<std::mutex> guard(named_lock_);
+    named_by_tables_[fingerprint].push_back(i);
   }
   const std::uint64_t rank = rank_of(i);
   for (const auto& file : p.thread_files) {

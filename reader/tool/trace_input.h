@@ -13,6 +13,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/event.h"
@@ -148,6 +149,11 @@ class TraceInput {
   ViewOptions options_;
   std::vector<ProcessTrace> processes_;
   std::vector<bool> loaded_;  ///< [process]
+  /// Processes already named, by fingerprint of their load map and function
+  /// table: a process with the same tables (the children of a fork, the
+  /// ranks of one executable) copies their keys instead of symbolising again.
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> named_by_tables_;
+  std::mutex named_lock_;
   std::vector<ProcessFunctions> functions_;
   std::vector<Thread> threads_;
   std::deque<Thread> borrowed_;  ///< threads of processes loaded by find_or_load()
