@@ -37,28 +37,20 @@ class CallStackTracker {
   /// stream is not well nested (an exit with no open call), nests deeper
   /// than kMaxDepth, or names an unknown function ID; the offset reported is
   /// the event's index.
+  /// Inline and small (the errors are out of line): every view's per-event
+  /// loop.
   CallEvent push(std::uint32_t id) {
     ++index_;
     if (id == 0) {
-      if (stack_.empty()) {
-        throw FormatError(file_, index_ - 1,
-                          "exit with no open call at event " + std::to_string(index_ - 1) +
-                              " (offset given in events)");
+      if (stack_.empty()) [[unlikely]] {
+        unbalanced_exit();
       }
       const std::uint32_t f = stack_.back();
       stack_.pop_back();
       return {CallEvent::Kind::kExit, f, static_cast<std::uint32_t>(stack_.size()), caller()};
     }
-    if (function_count_ != 0 && id > function_count_) {
-      throw FormatError(file_, index_ - 1,
-                        "unknown function ID " + std::to_string(id) + " at event " +
-                            std::to_string(index_ - 1) + " (table has " +
-                            std::to_string(function_count_) + ", offset given in events)");
-    }
-    if (stack_.size() == kMaxDepth) {
-      throw FormatError(file_, index_ - 1,
-                        "calls nested deeper than " + std::to_string(kMaxDepth) + " at event " +
-                            std::to_string(index_ - 1) + " (offset given in events)");
+    if ((function_count_ != 0 && id > function_count_) || stack_.size() == kMaxDepth) [[unlikely]] {
+      bad_entry(id);
     }
     const std::uint32_t c = caller();
     stack_.push_back(id);
@@ -70,6 +62,23 @@ class CallStackTracker {
 
  private:
   std::uint32_t caller() const { return stack_.empty() ? 0 : stack_.back(); }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void unbalanced_exit() const {
+    throw FormatError(file_, index_ - 1,
+                      "exit with no open call at event " + std::to_string(index_ - 1) +
+                          " (offset given in events)");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void bad_entry(std::uint32_t id) const {
+    if (function_count_ != 0 && id > function_count_) {
+      throw FormatError(file_, index_ - 1,
+                        "unknown function ID " + std::to_string(id) + " at event " +
+                            std::to_string(index_ - 1) + " (table has " +
+                            std::to_string(function_count_) + ", offset given in events)");
+    }
+    throw FormatError(file_, index_ - 1,
+                      "calls nested deeper than " + std::to_string(kMaxDepth) + " at event " +
+                          std::to_string(index_ - 1) + " (offset given in events)");
+  }
 
   std::uint64_t function_count_;
   std::filesystem::path file_;

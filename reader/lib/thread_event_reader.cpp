@@ -257,8 +257,8 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
                      return a.event_index < b.event_index;
                    });
   next_block_offset_ = h.header_bytes;
-  decoder_ = std::make_unique<codec::Decoder>(summary_.codec);
-  batch_.resize(kBatch);
+  // The decoder (codec 2: a 0.5 MiB model) and the batch are made by the
+  // first next_batch(): opening a file for its summary costs neither.
 }
 
 ThreadEventReader::~ThreadEventReader() = default;
@@ -304,13 +304,18 @@ std::span<const std::uint32_t> ThreadEventReader::next_batch() {
   const std::uint64_t limit = summary_.trailer        ? summary_.trailer->events
                               : summary_.final_events ? *summary_.final_events
                                                       : ~std::uint64_t{0};
+  if (!decoder_) {
+    decoder_ = std::make_unique<codec::Decoder>(summary_.codec);
+    // A short thread (many processes of few events) gets a short batch.
+    batch_.resize(static_cast<std::size_t>(std::clamp<std::uint64_t>(limit, 1, kBatch)));
+  }
   for (;;) {
     const std::uint64_t left = limit - events_read_;
     if (left == 0) {
       done_ = true;
       return {};
     }
-    const std::size_t cap = static_cast<std::size_t>(std::min<std::uint64_t>(left, kBatch));
+    const std::size_t cap = static_cast<std::size_t>(std::min<std::uint64_t>(left, batch_.size()));
     const std::size_t n = decoder_->next(batch_.data(), cap);
     if (decoder_->status() == codec::Decoder::Status::kError) {
       throw FormatError(summary_.path, block_payload_offset_ + decoder_->error_offset(),

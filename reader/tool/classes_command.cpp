@@ -2,14 +2,20 @@
 // streams, loop structure, edge sets or final stacks), outliers first, each
 // with what distinguishes it from the largest class; --similarity ranks the
 // threads least like the others (Jaccard over caller -> callee edges).
+// Under mpirun the ranks split the process directories; rank 0 gathers the
+// class hashes (and edge sets) and prints.
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
+#include <unordered_set>
 
 #include "analysis/classes.h"
 #include "analysis/divergence.h"
+#include "analysis/summary_bytes.h"
 #include "commands.h"
 #include "parallel.h"
+#include "reader_team.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -23,22 +29,20 @@ struct ClassesOptions {
   bool similarity = false;
 };
 
-void print_similarity(TraceInput& input) {
-  std::vector<std::unordered_set<std::uint64_t>> edges(input.threads().size());
-  parallel_for(edges.size(), input.jobs(), [&](std::size_t i) {
-    auto stream = input.open(input.threads()[i]);
-    analysis::OpenStack stack;
-    auto& set = edges[i];
-    for (analysis::Event e; stream->next(e);) {
-      if (e.enter) {
-        set.insert(analysis::FingerprintBuilder::edge_hash(
-            stack.frames().empty() ? 0 : stack.frames().back(), e.function));
-      }
-      stack.push(e);
-    }
-  });
-  const auto& threads = input.threads();
+// One owned thread's result: its class hash and, for --similarity, its
+// caller -> callee edge hashes (sorted).
+struct ThreadClass {
+  std::uint64_t process = 0;  ///< index in the directory: the serial order
+  analysis::ThreadId id;
+  std::uint64_t hash = 0;
+  std::vector<std::uint64_t> edges;
+};
+
+void print_similarity(const TraceInput& input, const std::vector<ThreadClass>& threads) {
   const std::size_t n = threads.size();
+  std::vector<std::unordered_set<std::uint64_t>> edges(n);
+  for (std::size_t i = 0; i < n; ++i)
+    edges[i].insert(threads[i].edges.begin(), threads[i].edges.end());
   std::vector<double> mean(n, 1.0);
   for (std::size_t i = 0; i < n && n > 1; ++i) {
     double sum = 0;
@@ -57,20 +61,76 @@ void print_similarity(TraceInput& input) {
   }
 }
 
-int run_classes(const ClassesOptions& o) {
-  TraceInput input(o.view);
+// One member's share: every owned thread's class hash (and edge set).
+std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
   const analysis::ClassBy by = analysis::parse_class_by(o.by);
   const auto& threads = input.threads();
-  std::vector<std::uint64_t> hashes(threads.size());
+  std::vector<ThreadClass> results(threads.size());
   parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
     auto stream = input.open(threads[i]);
     analysis::FingerprintBuilder fp(by, o.max_body);
-    for (analysis::Event e; stream->next(e);) fp.push(e);
+    analysis::OpenStack stack;
+    std::unordered_set<std::uint64_t> edges;
+    // Without --similarity, the loop is the fingerprint alone (the common
+    // case, 10^8-10^9 events a thread).
+    for (analysis::Event e; !o.similarity && stream->next(e);) fp.push(e);
+    for (analysis::Event e; o.similarity && stream->next(e);) {
+      fp.push(e);
+      if (e.enter) {
+        edges.insert(analysis::FingerprintBuilder::edge_hash(
+            stack.frames().empty() ? 0 : stack.frames().back(), e.function));
+      }
+      stack.push(e);
+    }
     input.finished(*stream);
-    hashes[i] = fp.finish();
+    results[i].hash = fp.finish();
+    results[i].edges.assign(edges.begin(), edges.end());
+    std::sort(results[i].edges.begin(), results[i].edges.end());
+  });
+  analysis::SummaryWriter out;
+  out.number(static_cast<std::uint64_t>(input.status()));
+  out.number(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    out.number(threads[i].process);
+    out.number(threads[i].id.rank);
+    out.number(threads[i].id.thread);
+    out.number(results[i].hash);
+    out.number(results[i].edges.size());
+    for (const auto h : results[i].edges) out.number(h);
+  }
+  return out.take();
+}
+
+int run_classes(const ClassesOptions& o) {
+  ReaderTeam& team = ReaderTeam::get();
+  std::optional<TraceInput> owned;
+  const auto partials = gather_partials(team, [&] {
+    owned.emplace(o.view, [&](std::size_t i) { return team.owns(i); });
+    return classes_partial(*owned, o);
+  });
+  if (!team.leader()) return 0;
+  TraceInput& input = *owned;
+  int status = 0;
+  std::vector<ThreadClass> threads;
+  for (const auto& part : partials) {
+    analysis::SummaryReader in(part);
+    status |= static_cast<int>(in.number());
+    for (std::uint64_t n = in.number(); n > 0; --n) {
+      ThreadClass& t = threads.emplace_back();
+      t.process = in.number();
+      t.id.rank = in.number();
+      t.id.thread = in.number();
+      t.hash = in.number();
+      t.edges.resize(in.number());
+      for (auto& h : t.edges) h = in.number();
+    }
+  }
+  // The serial order: by process, each process's threads as listed.
+  std::stable_sort(threads.begin(), threads.end(), [](const ThreadClass& a, const ThreadClass& b) {
+    return a.process < b.process;
   });
   analysis::Classes classes;
-  for (std::size_t i = 0; i < threads.size(); ++i) classes.add(threads[i].id, hashes[i]);
+  for (const auto& t : threads) classes.add(t.id, t.hash);
   const auto ordered = classes.ordered();
   std::size_t members = 0;
   for (const auto& c : ordered) members += c.members.size();
@@ -85,8 +145,8 @@ int run_classes(const ClassesOptions& o) {
                c.members.to_string(input.ranked()), c.members.size(),
                c.members.size() == 1 ? "" : "s", input.label(c.members.first()));
     if (largest == nullptr || &c == largest) continue;
-    auto left = input.open(*input.find(largest->members.first()));
-    auto right = input.open(*input.find(c.members.first()));
+    auto left = input.open(*input.find_or_load(largest->members.first()));
+    auto right = input.open(*input.find_or_load(c.members.first()));
     const analysis::Divergence d = analysis::first_divergence(*left, *right, o.context);
     std::string text = analysis::describe_divergence(
         d, input.names(), "class A " + input.label(largest->members.first()),
@@ -99,8 +159,8 @@ int run_classes(const ClassesOptions& o) {
     }
     fmt::print("  versus class A: {}", indented.substr(2));
   }
-  if (o.similarity) print_similarity(input);
-  return input.status();
+  if (o.similarity) print_similarity(input, threads);
+  return status | input.status();
 }
 
 }  // namespace

@@ -1,11 +1,17 @@
 // parlot-read stacks: the open call stack of every thread at the end of its
 // trace, merged into a STAT-like prefix tree with thread ranges at every
-// node (text, or Graphviz DOT with --format dot).
+// node (text, or Graphviz DOT with --format dot). Under mpirun the ranks
+// split the process directories and rank 0 merges their stacks.
 #include <fmt/core.h>
 
+#include <optional>
+#include <set>
+
 #include "analysis/stack_tree.h"
+#include "analysis/summary_bytes.h"
 #include "commands.h"
 #include "parallel.h"
+#include "reader_team.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -16,8 +22,9 @@ struct StacksOptions {
   std::string format = "text";
 };
 
-int run_stacks(const StacksOptions& o) {
-  TraceInput input(o.view);
+// One member's share: each owned thread's id and open stack, then the
+// names of the functions on those stacks.
+std::string stacks_partial(TraceInput& input) {
   const auto& threads = input.threads();
   std::vector<std::vector<analysis::FunctionKey>> stacks(threads.size());
   parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
@@ -27,11 +34,56 @@ int run_stacks(const StacksOptions& o) {
     input.finished(*stream);
     stacks[i] = stack.frames();
   });
+  analysis::SummaryWriter out;
+  out.number(static_cast<std::uint64_t>(input.status()));
+  out.number(threads.size());
+  std::set<analysis::FunctionKey> keys;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    out.number(threads[i].id.rank);
+    out.number(threads[i].id.thread);
+    out.number(stacks[i].size());
+    for (const auto key : stacks[i]) {
+      out.number(key);
+      keys.insert(key);
+    }
+  }
+  out.number(keys.size());
+  for (const auto key : keys) {
+    out.number(key);
+    out.text(input.names().name(key));
+  }
+  return out.take();
+}
+
+int run_stacks(const StacksOptions& o) {
+  ReaderTeam& team = ReaderTeam::get();
+  std::optional<TraceInput> input;
+  const auto partials = gather_partials(team, [&] {
+    input.emplace(o.view, [&](std::size_t i) { return team.owns(i); });
+    return stacks_partial(*input);
+  });
+  if (!team.leader()) return 0;
   analysis::StackTree tree;
-  for (std::size_t i = 0; i < threads.size(); ++i) tree.add(threads[i].id, stacks[i]);
-  fmt::print("{}", o.format == "dot" ? tree.to_dot(input.names(), input.ranked())
-                                     : tree.to_text(input.names(), input.ranked()));
-  return input.status();
+  analysis::NameTable names;
+  int status = 0;
+  for (const auto& part : partials) {
+    analysis::SummaryReader in(part);
+    status |= static_cast<int>(in.number());
+    for (std::uint64_t n = in.number(); n > 0; --n) {
+      analysis::ThreadId id{in.number(), 0};
+      id.thread = in.number();
+      std::vector<analysis::FunctionKey> stack(in.number());
+      for (auto& key : stack) key = in.number();
+      tree.add(id, stack);
+    }
+    for (std::uint64_t n = in.number(); n > 0; --n) {
+      const analysis::FunctionKey key = in.number();
+      names.add(key, in.text());
+    }
+  }
+  fmt::print("{}", o.format == "dot" ? tree.to_dot(names, input->ranked())
+                                     : tree.to_text(names, input->ranked()));
+  return status;
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 // parlot-read stats: calls per function and caller -> callee edges with
 // counts, and the number of user marks, per thread, per process or for the
-// whole program.
+// whole program. Under mpirun the ranks split the process directories and
+// rank 0 adds up their counts (keyed by function name, so exact).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
+#include "analysis/summary_bytes.h"
 #include "commands.h"
 #include "parallel.h"
+#include "reader_team.h"
 #include "thread_walk.h"
 #include "trace_input.h"
 #include "visible_text.h"
@@ -86,8 +90,54 @@ void print_stats(const std::string& title, const CallStats& s) {
   fmt::print("{:>14}  marks\n\n", s.marks);
 }
 
-int run_stats(const StatsOptions& o) {
-  TraceInput input(o.view);
+void write_stats(analysis::SummaryWriter& out, const CallStats& s) {
+  out.number(s.marks);
+  out.number(s.calls.size());
+  for (const auto& [name, n] : s.calls) {
+    out.text(name);
+    out.number(n);
+  }
+  out.number(s.edges.size());
+  for (const auto& [edge, n] : s.edges) {
+    out.text(edge.first);
+    out.text(edge.second);
+    out.number(n);
+  }
+}
+
+CallStats read_stats(analysis::SummaryReader& in) {
+  CallStats s;
+  s.marks = in.number();
+  for (std::uint64_t n = in.number(); n > 0; --n) {
+    std::string name = in.text();
+    s.calls[std::move(name)] += in.number();
+  }
+  for (std::uint64_t n = in.number(); n > 0; --n) {
+    std::string caller = in.text();
+    std::string callee = in.text();
+    s.edges[{std::move(caller), std::move(callee)}] += in.number();
+  }
+  return s;
+}
+
+// What --by prints one table for: a thread (process index, its position in
+// the process's thread list), a whole process (position 0) or the program
+// (0, 0). Members send one CallStats per unit; units never span members
+// except the program, whose partial sums the leader adds up.
+struct Unit {
+  std::uint64_t process = 0;
+  std::uint64_t position = 0;
+  auto operator<=>(const Unit&) const = default;
+};
+
+struct UnitStats {
+  CallStats stats;
+  std::uint64_t tid = 0;     ///< --by thread
+  std::uint64_t thread = 0;  ///< --by thread: thread index
+};
+
+// One member's share: its threads' counts, merged per unit.
+std::string stats_partial(TraceInput& input, const StatsOptions& o) {
   const auto& threads = input.threads();
   struct ThreadResult {
     CallStats stats;
@@ -100,29 +150,70 @@ int run_stats(const StatsOptions& o) {
     results[i].tid = stream->summary().tid;
     input.finished(*stream);
   });
-  CallStats program, whole_process;
+  std::map<Unit, UnitStats> units;
+  std::uint64_t position = 0;
   for (std::size_t i = 0; i < threads.size(); ++i) {
-    const ProcessTrace& process = input.processes()[threads[i].process];
-    if (o.by == "thread") {
-      print_stats(fmt::format("thread {} (pid {}, thread #{})", results[i].tid,
-                              process.metadata.pid, threads[i].id.thread),
-                  results[i].stats);
-    }
-    whole_process.merge(results[i].stats);
-    if (i + 1 == threads.size() || threads[i + 1].process != threads[i].process) {
-      if (o.by == "process") {
-        const auto& m = process.metadata;
-        print_stats(fmt::format("process {}{} {}", m.pid,
-                                m.rank.empty() ? "" : " rank " + visible_text(m.rank),
-                                visible_text(m.executable)),
-                    whole_process);
-      }
-      program.merge(whole_process);
-      whole_process = {};
+    position = i > 0 && threads[i - 1].process == threads[i].process ? position + 1 : 0;
+    Unit u;
+    if (o.by != "program") u.process = threads[i].process;
+    if (o.by == "thread") u.position = position;
+    UnitStats& unit = units[u];
+    unit.stats.merge(results[i].stats);
+    unit.tid = results[i].tid;
+    unit.thread = threads[i].id.thread;
+  }
+  analysis::SummaryWriter out;
+  out.number(static_cast<std::uint64_t>(input.status()));
+  out.number(units.size());
+  for (const auto& [u, unit] : units) {
+    out.number(u.process);
+    out.number(u.position);
+    out.number(unit.tid);
+    out.number(unit.thread);
+    write_stats(out, unit.stats);
+  }
+  return out.take();
+}
+
+int run_stats(const StatsOptions& o) {
+  ReaderTeam& team = ReaderTeam::get();
+  std::optional<TraceInput> input;
+  const auto partials = gather_partials(team, [&] {
+    input.emplace(o.view, [&](std::size_t i) { return team.owns(i); });
+    return stats_partial(*input, o);
+  });
+  if (!team.leader()) return 0;
+  int status = 0;
+  std::map<Unit, UnitStats> units;
+  for (const auto& part : partials) {
+    analysis::SummaryReader in(part);
+    status |= static_cast<int>(in.number());
+    for (std::uint64_t n = in.number(); n > 0; --n) {
+      Unit u;
+      u.process = in.number();
+      u.position = in.number();
+      UnitStats& unit = units[u];
+      unit.tid = in.number();
+      unit.thread = in.number();
+      unit.stats.merge(read_stats(in));
     }
   }
-  if (o.by == "program") print_stats("program", program);
-  return input.status();
+  if (o.by == "program") {
+    print_stats("program", units.empty() ? CallStats{} : units.begin()->second.stats);
+  }
+  for (const auto& [u, unit] : units) {
+    const auto& m = input->processes()[u.process].metadata;
+    if (o.by == "thread") {
+      print_stats(fmt::format("thread {} (pid {}, thread #{})", unit.tid, m.pid, unit.thread),
+                  unit.stats);
+    } else if (o.by == "process") {
+      print_stats(fmt::format("process {}{} {}", m.pid,
+                              m.rank.empty() ? "" : " rank " + visible_text(m.rank),
+                              visible_text(m.executable)),
+                  unit.stats);
+    }
+  }
+  return status;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "function_names.h"
@@ -64,8 +65,8 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
   }
 }
 
-TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
-  const analysis::FunctionMatcher matcher(o.filter);
+TraceInput::TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns)
+    : options_(o) {
   for (auto& process : open_trace_directory(o.dir)) {
     if (!o.selection.selects(process)) continue;
     processes_.push_back(std::move(process));
@@ -74,36 +75,103 @@ TraceInput::TraceInput(const ViewOptions& o) : options_(o) {
   // Per process, in parallel: name and key every function, apply the
   // filter, list the selected threads. Symbolizers are per process.
   functions_.resize(processes_.size());
-  std::vector<analysis::NameTable> names(processes_.size());
-  std::vector<std::vector<Thread>> threads(processes_.size());
-  parallel_for(processes_.size(), o.jobs, [&](std::size_t i) {
-    const ProcessTrace& p = processes_[i];
+  loaded_.assign(processes_.size(), false);
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    if (!owns || owns(i)) mine.push_back(i);
+  }
+  std::vector<analysis::NameTable> names(mine.size());
+  std::vector<std::vector<Thread>> threads(mine.size());
+  parallel_for(mine.size(), o.jobs, [&](std::size_t k) { load(mine[k], names[k], threads[k]); });
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    loaded_[mine[k]] = true;
+    status_ |= report_warnings(processes_[mine[k]]);
+    names_.merge(names[k]);
+    threads_.insert(threads_.end(), threads[k].begin(), threads[k].end());
+  }
+}
+
+std::uint64_t TraceInput::rank_of(std::size_t process) const {
+  std::uint64_t rank = process;
+  if (ranked_) {
+    const std::string& r = processes_[process].metadata.rank;
+    if (std::from_chars(r.data(), r.data() + r.size(), rank).ec != std::errc()) rank = process;
+  }
+  return rank;
+}
+
+namespace {
+
+/// FNV-1a over a process's load map and function table: what naming its
+/// functions depends on.
+std::uint64_t tables_fingerprint(const ProcessTrace& p) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  auto mix_text = [&](const std::string& s) {
+    mix(s.size());
+    for (const char c : s) mix(static_cast<unsigned char>(c));
+  };
+  for (const auto& o : p.load_map) {
+    mix(o.start);
+    mix(o.end);
+    mix(o.load_bias);
+    mix_text(o.build_id);
+    mix_text(o.path);
+  }
+  mix(p.function_addresses.size());
+  for (const auto a : p.function_addresses) mix(a);
+  return h;
+}
+
+bool same_tables(const ProcessTrace& a, const ProcessTrace& b) {
+  auto same = [](const LoadedObject& x, const LoadedObject& y) {
+    return x.start == y.start && x.end == y.end && x.load_bias == y.load_bias &&
+           x.build_id == y.build_id && x.path == y.path;
+  };
+  return a.function_addresses == b.function_addresses &&
+         std::equal(a.load_map.begin(), a.load_map.end(), b.load_map.begin(), b.load_map.end(),
+                    same);
+}
+
+}  // namespace
+
+void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads) {
+  const ProcessTrace& p = processes_[i];
+  ProcessFunctions& f = functions_[i];
+  const std::uint64_t fingerprint = tables_fingerprint(p);
+  bool named = false;
+  {
+    const std::lock_guard<std::mutex> guard(named_lock_);
+    for (const std::size_t earlier : named_by_tables_[fingerprint]) {
+      if (same_tables(processes_[earlier], p)) {
+        f = functions_[earlier];  // complete: listed only once named
+        named = true;
+        break;
+      }
+    }
+  }
+  if (!named) {
+    // Names of the functions go into `names`; an identical process later
+    // relies on them being merged (TraceInput merges every load's names).
+    const analysis::FunctionMatcher matcher(options_.filter);
     FunctionNames process_names(p);
-    ProcessFunctions& f = functions_[i];
     f.keep = keep_vector(p, process_names, matcher);
     f.key.assign(p.function_addresses.size() + 1, 0);
     for (std::uint32_t id = 1; id < f.key.size(); ++id) {
       const std::string& name = process_names.lookup(id).function;
       f.key[id] = analysis::function_key(name);
-      names[i].add(f.key[id], visible_text(name));
+      names.add(f.key[id], visible_text(name));
     }
-    std::uint64_t rank = i;
-    if (ranked_) {
-      const std::string& r = p.metadata.rank;
-      if (std::from_chars(r.data(), r.data() + r.size(), rank).ec != std::errc()) rank = i;
-    }
-    for (const auto& file : p.thread_files) {
-      ThreadEventReader reader(file);
-      const auto& s = reader.summary();
-      if (!o.selection.selects(s)) continue;
-      add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
-      threads[i].push_back({{rank, reader.summary().thread_index}, i, file});
-    }
-  });
-  for (std::size_t i = 0; i < processes_.size(); ++i) {
-    status_ |= report_warnings(processes_[i]);
-    names_.merge(names[i]);
-    threads_.insert(threads_.end(), threads[i].begin(), threads[i].end());
+    const std::lock_guard<std::mutex> guard(named_lock_);
+    named_by_tables_[fingerprint].push_back(i);
+  }
+  const std::uint64_t rank = rank_of(i);
+  for (const auto& file : p.thread_files) {
+    ThreadEventReader reader(file);
+    const auto& s = reader.summary();
+    if (!options_.selection.selects(s)) continue;
+    add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
+    threads.push_back({{rank, reader.summary().thread_index}, i, file});
   }
 }
 
@@ -111,7 +179,24 @@ const TraceInput::Thread* TraceInput::find(analysis::ThreadId id) const {
   for (const auto& t : threads_) {
     if (t.id == id) return &t;
   }
+  for (const auto& t : borrowed_) {
+    if (t.id == id) return &t;
+  }
   return nullptr;
+}
+
+const TraceInput::Thread* TraceInput::find_or_load(analysis::ThreadId id) {
+  if (const Thread* t = find(id)) return t;
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    if (loaded_[i] || rank_of(i) != id.rank) continue;
+    std::vector<Thread> threads;
+    analysis::NameTable names;
+    load(i, names, threads);
+    loaded_[i] = true;
+    names_.merge(names);
+    borrowed_.insert(borrowed_.end(), threads.begin(), threads.end());
+  }
+  return find(id);
 }
 
 std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {

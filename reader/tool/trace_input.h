@@ -6,11 +6,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/event.h"
@@ -51,7 +54,7 @@ struct ProcessFunctions {
 /// before the exits the runtime added at the end for frames still open
 /// (trailer "frames closed at the end": a SIGTERM'd or exiting thread), so
 /// the analyses see the calls that were open when the program stopped.
-class ThreadStream : public analysis::EventSource {
+class ThreadStream final : public analysis::EventSource {
  public:
   ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
                const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering);
@@ -104,15 +107,26 @@ class TraceInput {
   };
 
   /// Opens `o.dir` and names every function (prints the processes'
-  /// warnings and errors). Throws FormatError, std::regex_error.
-  explicit TraceInput(const ViewOptions& o);
+  /// warnings and errors). With `owns`, only the processes it accepts (by
+  /// index in the directory) are named and their threads listed: a member
+  /// of an mpirun'd team reads its share; the others' metadata is still read,
+  /// so ThreadIds and labels are those of the whole run. Throws FormatError,
+  /// std::regex_error.
+  explicit TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns = nullptr);
 
+  /// The selected threads of the processes this input owns.
   const std::vector<Thread>& threads() const { return threads_; }
   const std::vector<ProcessTrace>& processes() const { return processes_; }
   const ProcessFunctions& functions(std::size_t process) const { return functions_[process]; }
   const analysis::NameTable& names() const { return names_; }
   /// The selected thread with this id, or nullptr.
   const Thread* find(analysis::ThreadId id) const;
+  /// find(), loading the thread's process first when this input does not
+  /// own it (the leader of a team, showing another member's thread). The
+  /// pointer stays valid for the input's lifetime. Not thread-safe.
+  const Thread* find_or_load(analysis::ThreadId id);
+  /// Adds names learnt elsewhere (another member's partial result).
+  void add_names(const analysis::NameTable& names) { names_.merge(names); }
   std::unique_ptr<ThreadStream> open(const Thread& t) const;
   /// "rank R thread T" (or "process P thread T" when the run has no ranks).
   std::string label(analysis::ThreadId id) const;
@@ -131,10 +145,22 @@ class TraceInput {
   unsigned jobs() const { return options_.jobs; }
 
  private:
+  /// Names and keys process `i`'s functions, compiles the filter, lists its
+  /// selected threads into `threads` and its names into `names`.
+  void load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads);
+  std::uint64_t rank_of(std::size_t process) const;
+
   ViewOptions options_;
   std::vector<ProcessTrace> processes_;
+  std::vector<bool> loaded_;  ///< [process]
+  /// Processes already named, by fingerprint of their load map and function
+  /// table: a process with the same tables (the children of a fork, the
+  /// ranks of one executable) copies their keys instead of symbolising again.
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> named_by_tables_;
+  std::mutex named_lock_;
   std::vector<ProcessFunctions> functions_;
   std::vector<Thread> threads_;
+  std::deque<Thread> borrowed_;  ///< threads of processes loaded by find_or_load()
   analysis::NameTable names_;
   bool ranked_ = false;
   int status_ = 0;

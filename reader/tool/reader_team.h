@@ -1,0 +1,74 @@
+// The readers that share one parlot-read command (issue 9 §7): one process
+// in a serial run, or the ranks of an mpirun job. Under mpirun (Open MPI's
+// OMPI_COMM_WORLD_SIZE or MPICH's PMI_SIZE in the environment) the team
+// loads the MPI plugin (libparlot-read-mpi.so, reader/mpi/) with dlopen and
+// initialises MPI; otherwise MPI is never touched, so the same binary runs
+// serially where no MPI is installed. The members split the process
+// directories (owns()), each computes a partial result, serialises it
+// (summary_bytes.h), and the leader (rank 0) gathers and merges them.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace parlot::tool {
+
+class ReaderTeam {
+ public:
+  /// This process's team: the MPI job it was started in, else a team of
+  /// one. Initialises MPI on the first call. Throws std::runtime_error when
+  /// started by mpirun with more than one rank and the plugin cannot be
+  /// loaded or MPI fails to start.
+  static ReaderTeam& get();
+
+  unsigned rank() const { return rank_; }
+  unsigned size() const { return size_; }
+  bool leader() const { return rank_ == 0; }
+  /// Whether this member reads the process at `index` (position in the
+  /// trace directory, as open_trace_directory() sorts it): round robin.
+  bool owns(std::size_t index) const { return index % size_ == rank_; }
+  /// Every member's `mine`, in rank order, on the leader; empty elsewhere.
+  /// Collective: every member must call it. Throws std::runtime_error on an
+  /// MPI error.
+  std::vector<std::string> gather(std::string mine);
+  /// The maximum of `value` over the team, on every member (collective).
+  int max(int value);
+
+  ReaderTeam(const ReaderTeam&) = delete;
+  ReaderTeam& operator=(const ReaderTeam&) = delete;
+  ~ReaderTeam();  ///< MPI_Finalize when MPI was started
+
+ private:
+  ReaderTeam();
+  struct Plugin;
+  Plugin* plugin_ = nullptr;  // null: a team of one
+  unsigned rank_ = 0;
+  unsigned size_ = 1;
+};
+
+/// Runs this member's share of a command, `work` (returns its serialised
+/// partial result), and gathers the partials on the leader. An exception in
+/// `work` travels in the partial, so every member reaches the gather; the
+/// leader then throws the first failed member's message (std::runtime_error,
+/// printed by main as "parlot-read: error: ..."). Returns the partials in
+/// rank order on the leader, nothing elsewhere.
+template <class Work>
+std::vector<std::string> gather_partials(ReaderTeam& team, Work&& work) {
+  std::string mine;
+  try {
+    mine = "+" + work();
+  } catch (const std::exception& e) {
+    mine = std::string("!") + e.what();
+  }
+  std::vector<std::string> all = team.gather(std::move(mine));
+  for (auto& part : all) {
+    if (!part.empty() && part[0] == '!') throw std::runtime_error(part.substr(1));
+    part.erase(0, 1);
+  }
+  return all;
+}
+
+}  // namespace parlot::tool

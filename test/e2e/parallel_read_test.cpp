@@ -1,0 +1,134 @@
+// Reading big jobs (issue 9 §6-§7): `mpirun -np N parlot-read
+// stats|classes|stacks DIR` splits the process directories over the ranks
+// and must print exactly what the serial run prints, and `classes` over a
+// job of many short processes (examples/fork_tree) must put each planted
+// outlier alone in its class.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "e2e_support.h"
+
+namespace parlot::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+class ParallelRead : public ::testing::Test {
+ protected:
+  static std::string fork_tree() { return examples_dir() + "/fork_tree"; }
+  static std::string halo() { return examples_dir() + "/halo_mpi"; }
+
+  /// `parlot-read ARGS` under `mpirun -np ranks`.
+  RunResult mpirun_read(int ranks, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{mpirun_, "--allow-run-as-root", "--oversubscribe",
+                                  "-np",   std::to_string(ranks), PARLOT_READ_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    // In a sanitized build: Open MPI's allocations left at exit are not
+    // parlot-read's leaks.
+    return run(argv, {"ASAN_OPTIONS=detect_leaks=0"});
+  }
+
+  /// Every view's serial output must equal its output under mpirun with
+  /// each of `ranks`.
+  void expect_same_as_serial(const std::vector<std::vector<std::string>>& views,
+                             const std::vector<int>& ranks) {
+    for (const auto& args : views) {
+      const RunResult serial = parlot_read(args);
+      ASSERT_EQ(serial.exit_status, 0) << args[0] << ": " << serial.err;
+      ASSERT_FALSE(serial.out.empty());
+      for (const int n : ranks) {
+        const RunResult parallel = mpirun_read(n, args);
+        EXPECT_EQ(parallel.exit_status, 0) << args[0] << " on " << n << " ranks: " << parallel.err;
+        EXPECT_EQ(parallel.out, serial.out) << args[0] << " on " << n << " ranks";
+      }
+    }
+  }
+
+  std::string mpirun_ = find_mpirun();
+  TempDir tmp_;
+};
+
+// A fork tree of 24 children: child 7 takes another branch once, child 11
+// hangs until the parent SIGTERMs it (an open stack to merge). One child at
+// a time (--parallel 1), so child k starts k-th and is process k + 1.
+class ParallelReadForkTree : public ParallelRead {
+ protected:
+  void SetUp() override {
+    if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not on PATH";
+    const RunResult r =
+        run({PARLOT_FRONTEND_PATH, "record", "-q", "-d", dir().string(), "--", fork_tree(), "24",
+             "20", "--outlier", "7", "--hang", "11", "--parallel", "1"});
+    ASSERT_EQ(r.exit_status, 1) << r.out << r.err;  // the hung child counts as failed
+    ASSERT_THAT(r.out, HasSubstr("children: 24, failed: 1\n"));
+  }
+  fs::path dir() const { return tmp_.path() / "fork_tree"; }
+};
+
+TEST_F(ParallelReadForkTree, StatsUnderMpirunEqualsSerial) {
+  const std::string d = dir().string();
+  expect_same_as_serial({{"stats", d}, {"stats", "--by", "process", d}}, {4, 3});
+}
+
+TEST_F(ParallelReadForkTree, ClassesUnderMpirunEqualsSerial) {
+  const std::string d = dir().string();
+  expect_same_as_serial({{"classes", d}, {"classes", "--by", "stack", "--similarity", d}}, {4, 3});
+}
+
+TEST_F(ParallelReadForkTree, StacksUnderMpirunEqualsSerial) {
+  const std::string d = dir().string();
+  const RunResult stacks = parlot_read({"stacks", d});
+  // Child 11 is process 12 (the parent is process 0).
+  EXPECT_EQ(stacks.out,
+            "25 threads (processes 0-24)\n"
+            "  main [24 threads: processes 1-24]\n"
+            "    spawn_children [24 threads: processes 1-24] (stack ends here for processes "
+            "1-11,13-24)\n"
+            "      child_work [1 thread: process 12]\n"
+            "        wait_forever [1 thread: process 12]\n"
+            "  (no open call: process 0)\n");
+  expect_same_as_serial({{"stacks", d}, {"stacks", "--format", "dot", d}}, {4, 3});
+}
+
+TEST_F(ParallelRead, HaloOnFourRanksReadOnFourRanksEqualsSerial) {
+  if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not on PATH";
+  if (!fs::exists(halo())) GTEST_SKIP() << halo() << " was not built (MPI not found)";
+  const fs::path dir = tmp_.path() / "halo";
+  const RunResult r =
+      run({mpirun_, "--allow-run-as-root", "--oversubscribe", "-np", "4", PARLOT_FRONTEND_PATH,
+           "record", "-q", "-d", dir.string(), "--", halo(), "--wrong-branch", "1"});
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  const std::string d = dir.string();
+  expect_same_as_serial({{"stats", d}, {"classes", d}, {"stacks", d}}, {4});
+}
+
+// 64 children, children 5 and 40 take another branch (at different
+// steps): each must be alone in its class, the parent alone in another,
+// and the 61 others together.
+TEST_F(ParallelRead, ClassesPutEachOutlierChildAlone) {
+  const fs::path dir = tmp_.path() / "outliers";
+  const RunResult r =
+      run({PARLOT_FRONTEND_PATH, "record", "-q", "-d", dir.string(), "--", fork_tree(), "64", "50",
+           "--outlier", "5", "--outlier", "40", "--parallel", "1"});
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  const RunResult classes = parlot_read({"classes", dir.string()});
+  ASSERT_EQ(classes.exit_status, 0) << classes.err;
+  EXPECT_THAT(classes.out, HasSubstr("4 classes of 65 threads (--by trace)\n"
+                                     "class B: process 0 (1 thread), representative process 0 "
+                                     "thread 0\n"));
+  // Child k is process k + 1. Child 5 leaves step at step 5 (event
+  // 4 + 5 * 10: main, spawn_children and child_work entered, then 10 events
+  // per step), child 40 at step 40.
+  EXPECT_THAT(classes.out,
+              HasSubstr("class C: process 6 (1 thread), representative process 6 thread 0\n"
+                        "  versus class A: first divergence at event 53 "));
+  EXPECT_THAT(classes.out,
+              HasSubstr("class D: process 41 (1 thread), representative process 41 thread 0\n"
+                        "  versus class A: first divergence at event 403 "));
+  EXPECT_THAT(classes.out, HasSubstr(">       enter step_other\n"));
+  EXPECT_THAT(classes.out, HasSubstr("class A: processes 1-5,7-40,42-64 (62 threads), "
+                                     "representative process 1 thread 0\n"));
+}
+
+}  // namespace
+}  // namespace parlot::e2e
