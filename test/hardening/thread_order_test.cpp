@@ -25,9 +25,12 @@ class ThreadOrder : public HardeningTest {
  protected:
   static constexpr int kWorkers = 4;
 
-  // Runs thread_order into `trace_dir`; returns thread index -> call tree.
-  std::map<std::uint64_t, std::string> run_into(const fs::path& trace_dir) {
-    const RunResult r = run_traced({prog("thread_order"), std::to_string(kWorkers)}, trace_dir);
+  // Runs thread_order into `trace_dir` (workers' first events in `order`:
+  // "reverse" or "forward"); returns thread index -> call tree.
+  std::map<std::uint64_t, std::string> run_into(const fs::path& trace_dir,
+                                                const std::string& order = "reverse") {
+    const RunResult r =
+        run_traced({prog("thread_order"), std::to_string(kWorkers), order}, trace_dir);
     EXPECT_EQ(r.exit_status, 0) << r.err;
     EXPECT_EQ(r.out, "workers 4\n");
     const RunResult read = parlot_read({"trace", trace_dir.string()});
@@ -71,11 +74,13 @@ TEST_P(ThreadOrder, IndicesFollowCreationOrderInEveryRun) {
   }
 }
 
-// diff pairs threads by index: two runs are identical thread by thread.
+// diff pairs threads by index: two runs whose workers start in opposite
+// orders are identical thread by thread (numbered by first event, worker 0
+// of one run met worker 3 of the other).
 TEST_P(ThreadOrder, DiffOfTwoRunsIsIdentical) {
   TempDir left, right;
-  ASSERT_EQ(run_into(left.path()).size(), expected().size());
-  ASSERT_EQ(run_into(right.path()).size(), expected().size());
+  ASSERT_EQ(run_into(left.path(), "reverse").size(), expected().size());
+  ASSERT_EQ(run_into(right.path(), "forward").size(), expected().size());
   const RunResult d = parlot_read({"diff", left.path().string(), right.path().string()});
   EXPECT_EQ(d.exit_status, 0) << d.err;
   std::istringstream lines(d.out);
@@ -85,6 +90,25 @@ TEST_P(ThreadOrder, DiffOfTwoRunsIsIdentical) {
     ++threads;
   }
   EXPECT_EQ(threads, static_cast<int>(expected().size())) << d.out;
+}
+
+// A thread forks: in the child, the forking thread is thread 0 and the
+// thread the child creates is 1, while the parent keeps its own numbering.
+TEST_P(ThreadOrder, ForkChildNumbersItsThreadsAfresh) {
+  const RunResult r = run_traced({prog("thread_order"), "fork"}, dir.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "fork\n");
+  const auto threads = trace_threads();
+  std::map<std::pair<std::size_t, std::uint64_t>, std::string> got;
+  for (const ThreadText& t : threads) got[{t.process, t.index}] = t.body;
+  const std::map<std::pair<std::size_t, std::uint64_t>, std::string> want = {
+      {{0, 0}, tree_text("main")},
+      {{0, 1}, tree_text("ctor_thread{ctor_work}")},
+      {{0, 2}, tree_text("forking_thread{step}")},
+      {{1, 0}, tree_text("forking_thread{in_child}")},
+      {{1, 1}, tree_text("child_worker{step}")},
+  };
+  EXPECT_EQ(got, want) << last_read.out;
 }
 
 PARLOT_HARDENING_VARIANTS_OF(ThreadOrder);
@@ -123,7 +147,9 @@ TEST_P(OpenMpOrder, TeamThreadKIsIndexK) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Hardening, OpenMpOrder, ::testing::Values("gcc_O0", "gcc_O2"));
+INSTANTIATE_TEST_SUITE_P(Hardening, OpenMpOrder,
+                         ::testing::Values(std::string("gcc_O0"), std::string("gcc_O2")),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace parlot::hardening
