@@ -118,6 +118,11 @@ StartSlot* prepare_start(const StartArgs& args) {
 
 }  // namespace
 
+int parlot::runtime::create_runtime_thread(pthread_t* thread, const pthread_attr_t* attr,
+                                           void* (*routine)(void*), void* arg) {
+  return next_symbol(g_pthread_create, "pthread_create")(thread, attr, routine, arg);
+}
+
 extern "C" {
 
 /// Interposes pthread_create(3): the new thread gets the next creation

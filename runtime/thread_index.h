@@ -14,6 +14,8 @@
 // counter starts again at 1 in the child.
 #pragma once
 
+#include <pthread.h>
+
 #include <cstdint>
 
 namespace parlot::runtime {
@@ -30,5 +32,12 @@ void set_creation_index(std::uint64_t index);
 /// initial thread, its creation index, or a new value of the counter. Cold
 /// path (two system calls): called once, at the thread's first event.
 std::uint64_t current_thread_index();
+
+/// Creates a thread of the runtime's own (e.g. a background flusher) with
+/// the C library's pthread_create, past the interposer: it takes no creation
+/// index, so the program's threads keep theirs. Arguments, result and errors
+/// of pthread_create(3). Defined in thread_create_interposer.cpp.
+int create_runtime_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*),
+                          void* arg);
 
 }  // namespace parlot::runtime
