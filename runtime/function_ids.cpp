@@ -44,7 +44,7 @@ std::uint32_t FunctionIds::insert(std::size_t i, std::uintptr_t address) {
       }
       const std::uint32_t n = next_id_.fetch_add(1, std::memory_order_acq_rel);
       if (n >= capacity_) return 0;  // table full: the slot stays claimed with id 0
-      addresses_[n] = address;
+      std::atomic_ref<std::uintptr_t>(addresses_[n]).store(address, std::memory_order_release);
       s.id.store(n + 1, std::memory_order_release);
       if (on_new_function != nullptr) on_new_function(address);
       return n + 1;

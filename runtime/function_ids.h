@@ -73,7 +73,11 @@ class FunctionIds {
   /// Number of IDs assigned so far (IDs 1..count()).
   std::uint32_t count() const;
   /// Address of ID `id` (1..count()); 0 while the ID is being published.
-  std::uintptr_t address_of(std::uint32_t id) const { return addresses_[id - 1]; }
+  /// Read by any thread (the one writing the function table) while others
+  /// publish: an atomic load (a plain load on x86).
+  std::uintptr_t address_of(std::uint32_t id) const {
+    return std::atomic_ref<std::uintptr_t>(addresses_[id - 1]).load(std::memory_order_acquire);
+  }
   std::size_t capacity() const { return capacity_; }
 
   /// Called once per new function, right after its ID is published, by the

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "hook_state.h"
+#include "idle_flusher.h"
 #include "process_trace.h"
 #include "signal_handlers.h"
 
@@ -39,23 +40,25 @@ namespace {
 }
 
 // Raises the thread's busy flag; returns false (flag as it was, event not
-// recorded) when the thread is paused, when the hook is re-entered (a
+// recorded) when the thread is paused or when the hook is re-entered (a
 // signal handler running instrumented code while this thread is inside a
-// hook: counted as dropped), or when tracing stopped or is paused for the
-// process (g_hooks_off). The compiler fence pairs with the membarrier in
-// finish_process().
-[[gnu::always_inline]] inline bool begin_hook(ThreadTrace* t) {
+// hook: counted as dropped). The caller then tests g_hooks_off (tracing
+// stopped, paused for the process, or an idle-flusher round): the compiler
+// fence pairs with the membarrier in finish_process() and the idle flusher.
+[[gnu::always_inline]] inline bool raise_busy(ThreadTrace* t) {
   if (const int busy = t->busy.load(std::memory_order_relaxed); busy != 0) [[unlikely]] {
     if ((busy & ThreadTrace::kInHook) != 0) ++t->dropped_events;
     return false;
   }
   t->busy.store(ThreadTrace::kInHook, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (g_hooks_off.load(std::memory_order_relaxed) != 0) [[unlikely]] {
-    end_hook(t);
-    return false;
-  }
   return true;
+}
+
+// True when g_hooks_off is set. Acquire (a plain load on x86): a thread the
+// idle flusher wrote sees the flusher's writes once it sees the round end.
+[[gnu::always_inline]] inline bool hooks_off() {
+  return g_hooks_off.load(std::memory_order_acquire) != 0;
 }
 
 // After a longjmp or a catch: unwinds the real stack from here (the entry
@@ -92,6 +95,48 @@ namespace {
   t->on_exit_below_top(f, sp, at_cfa);
 }
 
+// The entry hook's work once the busy flag is up.
+[[gnu::always_inline]] inline void record_entry(ThreadTrace* t, std::uintptr_t f,
+                                                std::uintptr_t call_site, std::uintptr_t sp,
+                                                std::uint32_t seen) {
+  if (t->resync_pending) [[unlikely]]
+    resync_with_real_stack(t);
+  const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
+  if (FunctionIds::is_recorded(id)) [[likely]] {
+    t->on_enter(f, call_site, sp, id);
+  } else if (id == 0) {
+    ++t->dropped_events;  // function table full (PARLOT_MAX_FUNCTIONS)
+  } else {
+    // Excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE at first sight: its callees
+    // nest under its caller.
+    t->last_excluded = f;
+  }
+}
+
+// The exit hook's work once the busy flag is up.
+[[gnu::always_inline]] inline void record_exit(ThreadTrace* t, std::uintptr_t f, std::uintptr_t sp,
+                                               bool at_cfa) {
+  if (!t->on_exit_top(f, sp, at_cfa)) [[unlikely]]
+    exit_below_top(t, f, sp, at_cfa);  // also an excluded function (never pushed)
+}
+
+// A hook that found g_hooks_off set: records only when that was an idle-
+// flusher round (after waiting while it holds this thread). Out of line and
+// reached by a tail call, so the hooks' fast path saves no more registers.
+[[gnu::noinline, gnu::cold]] void enter_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
+                                                       std::uintptr_t call_site, std::uintptr_t sp,
+                                                       std::uint32_t seen) {
+  if (parlot::runtime::hook_may_record_after_flush_round(t))
+    record_entry(t, f, call_site, sp, seen);
+  end_hook(t);
+}
+
+[[gnu::noinline, gnu::cold]] void exit_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
+                                                      std::uintptr_t sp, bool at_cfa) {
+  if (parlot::runtime::hook_may_record_after_flush_round(t)) record_exit(t, f, sp, at_cfa);
+  end_hook(t);
+}
+
 }  // namespace
 
 extern "C" {
@@ -118,19 +163,11 @@ extern "C" {
     t->last_excluded = f;
     return;
   }
-  if (!begin_hook(t)) return;
-  if (t->resync_pending) [[unlikely]]
-    resync_with_real_stack(t);
-  const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
-  if (FunctionIds::is_recorded(id)) [[likely]] {
-    t->on_enter(f, reinterpret_cast<std::uintptr_t>(call_site), sp, id);
-  } else if (id == 0) {
-    ++t->dropped_events;  // function table full (PARLOT_MAX_FUNCTIONS)
-  } else {
-    // Excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE at first sight: its callees
-    // nest under its caller.
-    t->last_excluded = f;
-  }
+  if (!raise_busy(t)) return;
+  const auto site = reinterpret_cast<std::uintptr_t>(call_site);
+  if (hooks_off()) [[unlikely]]
+    return enter_with_hooks_off(t, f, site, sp, seen);
+  record_entry(t, f, site, sp, seen);
   end_hook(t);
 }
 
@@ -147,9 +184,10 @@ extern "C" {
     return;  // no entry was recorded on this thread
   if (f == t->last_excluded) [[unlikely]]
     return;
-  if (!begin_hook(t)) return;
-  if (!t->on_exit_top(f, sp, at_cfa)) [[unlikely]]
-    exit_below_top(t, f, sp, at_cfa);  // also an excluded function (never pushed)
+  if (!raise_busy(t)) return;
+  if (hooks_off()) [[unlikely]]
+    return exit_with_hooks_off(t, f, sp, at_cfa);
+  record_exit(t, f, sp, at_cfa);
   end_hook(t);
 }
 

@@ -1,5 +1,7 @@
 #include "process_trace.h"
 
+#include "idle_flusher.h"
+
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -352,6 +354,7 @@ void after_fork_in_child() {
   g_metadata_lock.clear();
   g_threads_started.store(0);
   g_fork_child_pending.store(true);
+  idle_flusher_after_fork_in_child();
   if (self != nullptr) {
     self->abandon_file();
     tls_forked_trace = self;
@@ -362,18 +365,6 @@ void after_fork_in_child() {
 
 bool membarrier_register() {
   return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
-
-// Makes every thread's earlier stores visible and later loads see
-// g_hooks_off (the slow half of an asymmetric fence; the hooks only
-// use a compiler fence).
-void fence_all_threads() {
-  if (g_membarrier_ready && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
-    return;
-  }
-  if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
-  const timespec pause{0, 20 * 1000 * 1000};
-  nanosleep(&pause, nullptr);
 }
 
 void initialise_process() {
@@ -398,6 +389,9 @@ void initialise_process() {
   }
   g_membarrier_ready = ok && membarrier_register();
   if (ok) install_signal_handlers();
+  if (ok && !start_idle_flusher(g_config.flush_ms)) {
+    log_line("cannot start the idle flusher thread: SIGKILL may lose an idle thread's last events");
+  }
   if (!ok) stop_tracing();
   g_state.store(ok ? ProcessState::kReady : ProcessState::kOff);
 }
@@ -411,6 +405,7 @@ ThreadTrace* resume_in_fork_child() {
       stop_tracing();
     } else {
       g_fork_child_pending.store(false);
+      start_idle_flusher(g_config.flush_ms);
     }
   }
   if (!tracing_stopped() && tls_forked_trace != nullptr) {
@@ -431,6 +426,31 @@ ThreadTrace* resume_in_fork_child() {
 }
 
 }  // namespace
+
+// Makes every thread's earlier stores visible and later loads see
+// g_hooks_off (the slow half of an asymmetric fence; the hooks only
+// use a compiler fence).
+void fence_all_threads() {
+  if (g_membarrier_ready && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
+    return;
+  }
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
+  const timespec pause{0, 20 * 1000 * 1000};
+  nanosleep(&pause, nullptr);
+}
+
+ThreadTrace* lock_thread_registry() {
+  pthread_mutex_lock(&g_registry_lock);
+  return g_registry;
+}
+
+void unlock_thread_registry() {
+  pthread_mutex_unlock(&g_registry_lock);
+}
+
+void ignore_hooks_on_this_thread_for_good() {
+  tls_state = ThreadState::kEnded;
+}
 
 void flush_process_metadata() {
   if (g_process_dir[0] == '\0' || g_failure_reported.load()) return;
@@ -490,7 +510,7 @@ ThreadTrace* attach_current_thread() {
       if (g_state.load(std::memory_order_acquire) != ProcessState::kReady) return nullptr;
     }
   }
-  if (g_hooks_off.load() != 0 || tls_state != ThreadState::kNone)
+  if (hooks_off_for_process() || tls_state != ThreadState::kNone)
     return nullptr;                     // stopped, paused
   tls_state = ThreadState::kAttaching;  // a hook re-entered from here drops its event
   ThreadTrace* t = nullptr;
@@ -540,6 +560,7 @@ ThreadTrace* attach_current_thread() {
 IgnoreHooksOnThisThread::IgnoreHooksOnThisThread() {
   if (ThreadTrace* t = tls_thread_trace) {
     saved_ = t->busy.exchange(ThreadTrace::kInHook);  // a busy thread's hooks drop their events
+    if ((saved_ & ThreadTrace::kInHook) == 0) wait_while_flusher_holds(t);
   } else {
     saved_ = static_cast<int>(tls_state);
     tls_state = ThreadState::kAttaching;  // an attaching thread's hooks record nothing
@@ -683,6 +704,9 @@ void finish_process(FinishReason reason) {
   const bool write = !g_fork_child_pending.load() && !g_failure_reported.load();
   stop_tracing();
   fence_all_threads();
+  // The idle flusher stops at its next thread; a round stuck in a write
+  // leaves the threads it holds as they are.
+  const bool flusher_idle = wait_for_idle_flush_round(kBusyWaitNs);
   // In a signal handler the interrupted code may hold the registry lock:
   // try for a while, then go on without it (the process is about to die).
   bool locked = false;
@@ -705,7 +729,8 @@ void finish_process(FinishReason reason) {
     // still inside (frozen, or a fault in the tracer itself) has
     // half-updated state: its file stays at its last complete block, which
     // the reader reports as cut short. Never finished here.
-    if ((t == self && self_in_hook) || (t != self && !wait_out_of_hook(t, wait_start))) {
+    const bool held = !flusher_idle && t->flush_claim.load();
+    if (held || (t == self && self_in_hook) || (t != self && !wait_out_of_hook(t, wait_start))) {
       if (!t->finished()) ++left_cut;
       continue;
     }

@@ -95,6 +95,21 @@ bool current_thread_in_hook();
 /// a vfork child, which shares the parent's memory).
 bool is_traced_process();
 
+/// Makes every thread's earlier stores visible and its later loads see
+/// g_hooks_off (the slow half of an asymmetric fence: membarrier; the hooks
+/// only use a compiler fence). Async-signal-safe.
+void fence_all_threads();
+
+/// Locks the registry of live thread traces and returns its first entry
+/// (linked by ThreadTrace::next); no thread starts, ends or forks until
+/// unlock_thread_registry(). Not in a signal handler.
+ThreadTrace* lock_thread_registry();
+void unlock_thread_registry();
+
+/// Hooks on the calling thread never record from now on (the runtime's own
+/// threads).
+void ignore_hooks_on_this_thread_for_good();
+
 /// Writes `n` bytes at `data` as file `name` in the process directory
 /// (created, or replaced). Returns 0 or an errno. Async-signal-safe.
 int write_process_file(const char* name, const char* data, std::size_t n);

@@ -178,6 +178,13 @@ codec::OutputWindow& ThreadTrace::encoder_window() {
   return rank_encoder().window();
 }
 
+bool ThreadTrace::encoder_holds_events() {
+  if (codec_ == format::Codec::kLzRank) {
+    return rank_encoder().segment_events() != 0 || rank_encoder().pending_match() != 0;
+  }
+  return encoder_window().cur != block_ + kHeader;
+}
+
 void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
   constexpr std::size_t kMaxPair = 20;  // two varints
   constexpr std::size_t kRecordStart = sizeof(format::AuxRecordHeader) + sizeof(std::uint64_t);

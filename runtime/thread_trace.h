@@ -94,6 +94,28 @@ class ThreadTrace {
     return write_error_;
   }
 
+  /// True when the idle flusher (idle_flusher.h) should write this trace
+  /// now: it holds events or side records not yet in its file and its last
+  /// write is at least one flush interval older than `now_ns`
+  /// (CLOCK_MONOTONIC). Only while the thread is held out of its hooks.
+  bool idle_flush_due(std::uint64_t now_ns) {
+    if (finished_ || discard_ || write_error_ != 0 || flush_interval_ns_ == 0) return false;
+    if (now_ns - last_flush_ns_ < flush_interval_ns_) return false;
+    return side_used_ > sizeof(format::BlockHeader) || encoder_holds_events();
+  }
+
+  /// Writes what the thread holds (the encoded events, the pending match
+  /// of codec 2 included, and the side records) on behalf of the idle
+  /// flusher. Only while the thread is held out of its hooks. Cold: file
+  /// writes.
+  void flush_idle() {
+    if (encoder_holds_events()) {
+      write_encoded();  // the side records follow the data block
+    } else {
+      write_side_records();
+    }
+  }
+
   /// Largest data of one side record add_side_record() takes (bytes).
   static constexpr std::size_t kMaxSideData = 1024;
 
@@ -138,6 +160,10 @@ class ThreadTrace {
   /// kInHook | kPaused; zero lets a hook record. Written by the thread
   /// itself only; read by process end and the signal dispatcher (atomic).
   std::atomic<int> busy{0};
+  /// Set by the idle flusher while it holds this thread out of its hooks to
+  /// write its data (idle_flusher.h); a hook or the runtime's own code that
+  /// finds it set waits until it is cleared.
+  std::atomic<bool> flush_claim{false};
   /// The last function the record filter excluded that this thread called
   /// (0: none): its hooks return after one compare. Any other excluded
   /// function costs an ID-table lookup, then takes this place.
@@ -236,6 +262,9 @@ class ThreadTrace {
   RawEncoder& raw_encoder() { return *std::launder(reinterpret_cast<RawEncoder*>(encoder_)); }
   RankEncoder& rank_encoder() { return *std::launder(reinterpret_cast<RankEncoder*>(encoder_)); }
   codec::OutputWindow& encoder_window();
+  // True when the encoder holds events not yet written (codec 1's pending
+  // match excepted: a time-driven write leaves it in the encoder).
+  bool encoder_holds_events();
 
   ShadowStack stack_{nullptr, 0};
   format::Codec codec_ = format::Codec::kLzRank;

@@ -23,7 +23,7 @@ PARLOT_API void parlot_pause(void) {
   if (++tls_hook_state.pause_depth != 1) return;
   if (ThreadTrace* t = tls_thread_trace) {
     t->busy.store(t->busy.load(std::memory_order_relaxed) | ThreadTrace::kPaused,
-                  std::memory_order_relaxed);
+                  std::memory_order_release);
   }
 }
 
@@ -31,7 +31,7 @@ PARLOT_API void parlot_resume(void) {
   if (tls_hook_state.pause_depth <= 0 || --tls_hook_state.pause_depth != 0) return;
   if (ThreadTrace* t = tls_thread_trace) {
     t->busy.store(t->busy.load(std::memory_order_relaxed) & ~ThreadTrace::kPaused,
-                  std::memory_order_relaxed);
+                  std::memory_order_release);
   }
 }
 
@@ -41,7 +41,7 @@ PARLOT_API void parlot_pause_all(void) {
 
 PARLOT_API void parlot_resume_all(void) {
   std::uint32_t w = g_hooks_off.load(std::memory_order_relaxed);
-  while (w >= kPauseAllUnit &&
+  while ((w & parlot::runtime::kPauseAllMask) != 0 &&
          !g_hooks_off.compare_exchange_weak(w, w - kPauseAllUnit, std::memory_order_relaxed)) {
   }
 }

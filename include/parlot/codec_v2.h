@@ -472,6 +472,8 @@ class Encoder {
   OutputWindow& window() { return out_; }
   /// Events encoded but still held in the pending match (not yet in output).
   std::uint32_t pending_match() const { return match_len_; }
+  /// Events coded in the open segment (not decodable before flush()).
+  std::uint64_t segment_events() const { return seg_events_; }
 
  private:
   void begin_segment() {

@@ -191,6 +191,56 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
                 "  <   relax { use_ghosts }\n"));
 }
 
+// The same hang ended by SIGKILL, as a batch system's time limit or a
+// user's `kill -9` ends it: no rank finishes its trace, yet every rank's
+// events up to where it is stuck are on disk, written by the runtime's idle
+// flusher within PARLOT_FLUSH_MS of the rank's last event. The stacks are
+// read while the ranks hang (polled: before the idle flusher they never
+// appeared), then again after the kill.
+TEST_F(BugDemos, HungRanksKilledWithSigkillStillShowWhereEachIsStuck) {
+  const fs::path dir = tmp_.path() / "killed";
+  const std::string expected =
+      "4 threads (ranks 0-3)\n"
+      "  main [4 threads: ranks 0-3]\n"
+      "    exchange_halo [3 threads: ranks 0-1,3]\n"
+      "      shift [3 threads: ranks 0-1,3]\n"
+      "        MPI_Waitall [3 threads: ranks 0-1,3]\n"
+      "    residual_norm [1 thread: rank 2]\n"
+      "      MPI_Allreduce [1 thread: rank 2]\n";
+  setenv("PARLOT_FLUSH_MS", "100", 1);
+  const fs::path out = tmp_.path() / "killed.out";
+  const pid_t pid = spawn(mpi(dir, {"--skip-exchange", "2:5"}), out);
+  unsetenv("PARLOT_FLUSH_MS");
+  EXPECT_TRUE(wait_for_output(out, "iteration 4 residual")) << read_file(out);
+  std::string seen;
+  for (auto end = std::chrono::steady_clock::now() + 60s;
+       std::chrono::steady_clock::now() < end && seen != expected;
+       std::this_thread::sleep_for(100ms)) {
+    seen = parlot_read({"stacks", dir.string()}).out;
+  }
+  EXPECT_EQ(seen, expected) << "the hung ranks' events never reached their files";
+  // Stop every rank first: mpirun answers a rank's death with SIGTERM to
+  // the others, which would let them finish their traces.
+  std::vector<pid_t> ranks;
+  for (const pid_t recorder : children_of(pid)) {
+    for (const pid_t rank : children_of(recorder)) ranks.push_back(rank);
+  }
+  EXPECT_EQ(ranks.size(), 4u);
+  for (const pid_t rank : ranks) kill(rank, SIGSTOP);
+  for (const pid_t rank : ranks) kill(rank, SIGKILL);
+  wait_with_limit(pid);
+
+  const RunResult stacks = parlot_read({"stacks", dir.string()});
+  EXPECT_EQ(stacks.out, expected) << stacks.err;
+  const RunResult info = parlot_read({"info", dir.string()});
+  std::size_t unfinished = 0;
+  for (std::size_t at = info.out.find("did not finish"); at != std::string::npos;
+       at = info.out.find("did not finish", at + 1)) {
+    ++unfinished;
+  }
+  EXPECT_EQ(unfinished, 4u) << info.out;  // killed: no rank ended its trace
+}
+
 TEST_F(BugDemos, RankOnAnotherBranchIsAloneAndDivergesInItsFirstRelax) {
   const fs::path dir = tmp_.path() / "branch";
   const RunResult r = run(mpi(dir, {"--wrong-branch", "1"}));

@@ -3,8 +3,11 @@
 // scripts/test.sh. The test code calls __cyg_profile_func_enter/exit itself
 // (it is not instrumented), from a real recursion so stack pointers are real.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <atomic>
 #include <cstdlib>
@@ -56,6 +59,8 @@ struct ThreadSummary {
   std::uint64_t index = 0;  // thread index (creation order)
   std::uint64_t events = 0;
   std::uint64_t enters = 0;
+  std::uint64_t blocks = 0;  // data blocks in the file
+  std::size_t open_calls = 0;
   bool complete = false;
 };
 
@@ -73,6 +78,8 @@ std::vector<ThreadSummary> read_threads(const std::filesystem::path& dir) {
         }
       }
       s.events = reader.events_read();
+      s.blocks = reader.summary().blocks;
+      s.open_calls = tracker.open_calls().size();
       s.complete = reader.summary().trailer.has_value() && tracker.open_calls().empty();
       out.push_back(s);
     }
@@ -142,6 +149,99 @@ TEST(RuntimeThreads, ThreadsStillCallingAtExitAreStoppedAndWrittenOut) {
     EXPECT_TRUE(s.complete);
     EXPECT_GT(s.enters, 100u);
   }
+}
+
+// Threads that stop making events (a rank hung in MPI, a thread blocked on
+// a lock) have their data written by the idle flusher: SIGKILL then loses
+// none of it. Each thread makes its calls, then waits without events, one
+// frame still open; the parent reads the files while they wait, then kills
+// the process. Before the idle flusher, a waiting thread's events stayed in
+// memory until its next event: this test then saw none of them.
+TEST(RuntimeThreads, IdleThreadsAreWrittenOutSoSigkillLosesNoneOfTheirEvents) {
+  parlot::test::TempDir dir;
+  constexpr int kThreads = 3, kRounds = 20;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("PARLOT_DIR", dir.path().c_str(), 1);
+    setenv("PARLOT_FLUSH_MS", "20", 1);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t] {
+        void* waiting = &g_functions[kFunctions - 1 - t];
+        __cyg_profile_func_enter(waiting, nullptr);  // open while the thread waits
+        for (int r = 0; r < kRounds; ++r) call(r + t, 3, 3);
+        for (;;) pause();  // no event from here on
+      });
+    }
+    for (;;) pause();
+  }
+  ASSERT_GT(pid, 0);
+  // 1 open call + 40 calls per round, every round's calls closed.
+  const std::uint64_t expected = 1 + 2 * kRounds * 40u;
+  std::vector<ThreadSummary> seen;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    bool all = false;
+    try {
+      seen = read_threads(dir.path());
+      all = seen.size() == kThreads;
+      for (const auto& s : seen) all = all && s.events == expected;
+    } catch (const std::exception&) {
+      // the directory is not there yet
+    }
+    if (all || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  const auto threads = read_threads(dir.path());
+  ASSERT_EQ(threads.size(), static_cast<std::size_t>(kThreads));
+  for (const auto& s : threads) {
+    EXPECT_FALSE(s.complete);  // no trailer: the process was killed
+    EXPECT_EQ(s.events, expected);
+    EXPECT_EQ(s.enters, 1 + kRounds * 40u);
+    EXPECT_EQ(s.open_calls, 1u);  // the waiting frame
+  }
+}
+
+// Threads that alternate bursts of calls with short waits, while the idle
+// flusher runs a round every millisecond: the flusher writes a thread's
+// data between two of its hooks again and again, and every stream stays
+// exact. Run under TSan too (the handshake is the membarrier fence and the
+// claim flag; see runtime/idle_flusher.h).
+TEST(RuntimeThreads, BurstsAndWaitsUnderAFastIdleFlusherKeepExactTraces) {
+  parlot::test::TempDir dir;
+  constexpr int kThreads = 3, kBursts = 60;
+  const int status = in_child(dir.path(), [] {
+    setenv("PARLOT_FLUSH_MS", "2", 1);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t] {
+        for (int b = 0; b < kBursts; ++b) {
+          call(b + t, 3, 3);
+          // Waits of 0 to 3 ms: some bursts run into a round, some threads
+          // are idle through one.
+          std::this_thread::sleep_for(std::chrono::microseconds(((b * 7 + t * 3) % 4) * 1000));
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const auto threads = read_threads(dir.path());
+  ASSERT_EQ(threads.size(), static_cast<std::size_t>(kThreads));
+  std::uint64_t blocks = 0;
+  for (const auto& s : threads) {
+    EXPECT_TRUE(s.complete);
+    EXPECT_EQ(s.enters, kBursts * 40u);
+    EXPECT_EQ(s.events, 2 * s.enters);
+    blocks += s.blocks;
+  }
+  // Each thread's 4,800 events fit one buffer: more than one data block per
+  // thread means the flusher wrote them while the threads waited.
+  EXPECT_GT(blocks, 3u * kThreads) << "the idle flusher wrote nothing";
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+#include "idle_flusher.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+
+#include "hook_state.h"
+#include "process_trace.h"
+
+namespace parlot::runtime {
+namespace {
+
+std::atomic<bool> g_started{false};
+// True while a round holds threads (finish_process waits for its end).
+std::atomic<bool> g_round_on{false};
+std::uint64_t g_period_ns = 0;
+
+std::uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void relax(unsigned spins) {
+  if (spins < 64) {
+    __builtin_ia32_pause();
+  } else {
+    sched_yield();
+  }
+}
+
+// One round over the registry (under its lock: no thread starts, ends or
+// forks meanwhile).
+void flush_round() {
+  ThreadTrace* const head = lock_thread_registry();
+  g_round_on.store(true);
+  if (tracing_stopped() || head == nullptr) {
+    g_round_on.store(false);
+    unlock_thread_registry();
+    return;
+  }
+  for (ThreadTrace* t = head; t != nullptr; t = t->next) t->flush_claim.store(true);
+  g_hooks_off.fetch_or(kFlushRound);
+  fence_all_threads();
+  const std::uint64_t now = monotonic_ns();
+  // A thread inside a hook (or the runtime's own code) is left alone; one
+  // outside waits in its next hook while claimed. Release at once those
+  // with nothing due, so busy threads wait for no write.
+  for (ThreadTrace* t = head; t != nullptr; t = t->next) {
+    const bool inside = (t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) != 0;
+    if (inside || !t->idle_flush_due(now)) t->flush_claim.store(false, std::memory_order_release);
+  }
+  for (ThreadTrace* t = head; t != nullptr; t = t->next) {
+    if (!t->flush_claim.load(std::memory_order_relaxed)) continue;
+    if (!tracing_stopped()) t->flush_idle();
+    t->flush_claim.store(false, std::memory_order_release);
+  }
+  g_hooks_off.fetch_and(~kFlushRound);
+  g_round_on.store(false);
+  unlock_thread_registry();
+}
+
+void* flusher_main(void*) {
+  ignore_hooks_on_this_thread_for_good();
+  const timespec period{static_cast<time_t>(g_period_ns / 1000000000u),
+                        static_cast<long>(g_period_ns % 1000000000u)};
+  while (!tracing_stopped()) {
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &period, nullptr);
+    if (tracing_stopped()) break;
+    flush_round();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool start_idle_flusher(std::uint64_t flush_ms) {
+  if (flush_ms == 0 || g_started.exchange(true)) return true;
+  g_period_ns = flush_ms * 1000000u / 2;
+  if (g_period_ns < 1000000u) g_period_ns = 1000000u;
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  // The new thread inherits this mask: no signal meant for the program is
+  // ever delivered to it.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  pthread_t thread;
+  const bool ok = pthread_create(&thread, &attr, flusher_main, nullptr) == 0;
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  pthread_attr_destroy(&attr);
+  if (ok) pthread_setname_np(thread, "parlot-flush");
+  return ok;
+}
+
+void idle_flusher_after_fork_in_child() {
+  g_started.store(false);
+  g_round_on.store(false);
+  g_hooks_off.fetch_and(~kFlushRound);
+}
+
+bool wait_for_idle_flush_round(std::uint64_t timeout_ns) {
+  const std::uint64_t start = monotonic_ns();
+  for (unsigned spins = 0; g_round_on.load(); ++spins) {
+    if (monotonic_ns() - start >= timeout_ns) return false;
+    relax(spins);
+  }
+  return true;
+}
+
+bool hook_may_record_after_flush_round(ThreadTrace* t) {
+  for (unsigned spins = 0;; ++spins) {
+    if ((g_hooks_off.load(std::memory_order_acquire) & ~kFlushRound) != 0) return false;
+    if (!t->flush_claim.load(std::memory_order_acquire)) return true;
+    relax(spins);
+  }
+}
+
+void wait_while_flusher_holds(ThreadTrace* t) {
+  if ((g_hooks_off.load() & kFlushRound) == 0) return;
+  for (unsigned spins = 0; t->flush_claim.load(std::memory_order_acquire); ++spins) relax(spins);
+}
+
+}  // namespace parlot::runtime
