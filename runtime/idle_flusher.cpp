@@ -8,6 +8,7 @@
 
 #include "hook_state.h"
 #include "process_trace.h"
+#include "thread_index.h"
 
 namespace parlot::runtime {
 namespace {
@@ -91,7 +92,8 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &saved);
   pthread_t thread;
-  const bool ok = pthread_create(&thread, &attr, flusher_main, nullptr) == 0;
+  // Past the pthread_create interposer: the flusher takes no thread index.
+  const bool ok = create_runtime_thread(&thread, &attr, flusher_main, nullptr) == 0;
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   pthread_attr_destroy(&attr);
   if (ok) pthread_setname_np(thread, "parlot-flush");

@@ -25,6 +25,7 @@
 #include "parlot/format.h"
 #include "raw_io.h"
 #include "signal_handlers.h"
+#include "thread_index.h"
 #include "trace_file.h"
 
 namespace parlot::runtime {
@@ -47,7 +48,7 @@ FileIdentity g_loadmap_id;      // "loadmap"
 std::atomic<int> g_failed_threads{0};
 std::uint64_t g_start_ns = 0;
 std::atomic<pid_t> g_traced_pid{0};
-std::atomic<std::uint64_t> g_next_thread_index{0};
+std::atomic<std::uint64_t> g_threads_started{0};  // thread traces started (indices: thread_index.h)
 std::atomic<bool> g_fork_child_pending{false};
 std::atomic<bool> g_failure_reported{false};
 std::atomic<bool> g_finished{false};
@@ -197,7 +198,7 @@ int write_process_metadata(std::uint64_t end_ns) {
   t.str("end_ns ").u64(end_ns).ch('\n');
   t.str("compress ").u64(g_config.compress ? 1 : 0).ch('\n');
   if (g_config.discard) t.str("discard 1\n");
-  t.str("threads ").u64(g_next_thread_index.load()).ch('\n');
+  t.str("threads ").u64(g_threads_started.load()).ch('\n');
   t.str("functions ").u64(g_function_ids.count()).ch('\n');
   return write_process_file("process", t.data(), t.size());
 }
@@ -351,7 +352,7 @@ void after_fork_in_child() {
   g_registry = nullptr;
   g_process_dir[0] = '\0';  // the child makes its own; no descriptor to close
   g_metadata_lock.clear();
-  g_next_thread_index.store(0);
+  g_threads_started.store(0);
   g_fork_child_pending.store(true);
   idle_flusher_after_fork_in_child();
   if (self != nullptr) {
@@ -409,8 +410,8 @@ ThreadTrace* resume_in_fork_child() {
   }
   if (!tracing_stopped() && tls_forked_trace != nullptr) {
     t = tls_forked_trace;
-    const int err =
-        t->restart_in_child(g_process_dir, g_next_thread_index.fetch_add(1), g_function_ids);
+    g_threads_started.fetch_add(1);
+    const int err = t->restart_in_child(g_process_dir, current_thread_index(), g_function_ids);
     if (err != 0) {
       log_error("cannot create a thread trace in", g_process_dir, err);
       ThreadTrace::destroy(t);
@@ -521,10 +522,11 @@ ThreadTrace* attach_current_thread() {
     const auto codec = !g_config.compress    ? format::Codec::kRawWords
                        : g_config.codec == 1 ? format::Codec::kLzZe
                                              : format::Codec::kLzRank;
-    t = ThreadTrace::create(g_process_dir, g_next_thread_index.fetch_add(1), codec,
-                            g_config.buffer_bytes, g_config.stack_frames,
-                            std::uint64_t{g_config.flush_ms} * 1000000u, g_config.discard,
-                            static_cast<std::uint32_t>(g_config.clock_events), err);
+    g_threads_started.fetch_add(1);
+    t = ThreadTrace::create(g_process_dir, current_thread_index(), codec, g_config.buffer_bytes,
+                            g_config.stack_frames, std::uint64_t{g_config.flush_ms} * 1000000u,
+                            g_config.discard, static_cast<std::uint32_t>(g_config.clock_events),
+                            err);
     if (t != nullptr) {
       t->set_record_depth(g_config.record_depth);
       t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);

@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 /// Runs `command` through the shell; returns its stdout and sets `status`.
 std::string run(const std::string& command, int* status = nullptr) {
@@ -138,11 +139,18 @@ TEST_F(AnalysisViews, StacksOfFinishedThreadsAreEmpty) {
 }
 
 TEST_F(AnalysisViews, DiffOfTwoRunsIsIdenticalAndOfTwoThreadsIsNot) {
-  // Only the main thread is compared across the runs: a thread's index is
-  // the order of its first event, and the sorting threads start racing, so
-  // thread 1 of one run may be another worker in the other.
-  const std::string same = read_tool("diff " + qs() + " " + qs2());
+  // Threads are numbered by creation: worker k (index k + 1) sorts chunk k
+  // in both runs, whichever starts first, so every thread pairs with its
+  // own kind.
+  int status = -1;
+  const std::string same = read_tool("diff " + qs() + " " + qs2(), &status);
+  EXPECT_EQ(status, 0) << same;
   EXPECT_THAT(same, HasSubstr("process 0 thread 0: identical (2020 events)\n"));
+  for (int t = 1; t <= 4; ++t) {
+    EXPECT_THAT(same, HasSubstr("process 0 thread " + std::to_string(t) + ": identical ("))
+        << same;
+  }
+  EXPECT_THAT(same, Not(HasSubstr("divergence")));
   const std::string two =
       read_tool("diff " + qs() + " --left rank=0,thread=1 --right rank=0,thread=2");
   EXPECT_THAT(two, HasSubstr("first divergence at event 4"));

@@ -107,12 +107,19 @@ TEST_P(Scale, TwoThousandShortLivedThreads) {
     indices.insert(threads[i].index);
   }
   std::map<std::string, int> want;
+  std::string shape[5];
   for (int k = 1; k <= 4; ++k) {
     std::string spec = "worker{ step_a{leaf}";
     for (int j = 0; j < k; ++j) spec += " step_b{leaf}";
-    want[tree_text(spec + " }")] = count / 4;
+    shape[k] = tree_text(spec + " }");
+    want[shape[k]] = count / 4;
   }
   EXPECT_EQ(shapes, want);
+  // Threads are numbered by creation: the i-th thread main created is #i.
+  for (std::size_t i = 1; i < threads.size(); ++i) {
+    ASSERT_EQ(threads[i].index, i);
+    ASSERT_EQ(threads[i].body, shape[(i - 1) % 4 + 1]) << "thread #" << i;
+  }
   EXPECT_EQ(tids.size(), static_cast<std::size_t>(count));
   EXPECT_EQ(indices.size(), static_cast<std::size_t>(count));
   EXPECT_THAT(info(), HasSubstr("total: 2001 threads"));

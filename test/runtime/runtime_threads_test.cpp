@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -55,6 +56,7 @@ int in_child(const std::filesystem::path& dir, Body body) {
 }
 
 struct ThreadSummary {
+  std::uint64_t index = 0;  // thread index (creation order)
   std::uint64_t events = 0;
   std::uint64_t enters = 0;
   std::uint64_t blocks = 0;  // data blocks in the file
@@ -69,6 +71,7 @@ std::vector<ThreadSummary> read_threads(const std::filesystem::path& dir) {
       parlot::ThreadEventReader reader(file);
       parlot::CallStackTracker tracker(process.function_addresses.size(), file);
       ThreadSummary s;
+      s.index = reader.summary().thread_index;
       for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
         for (const auto id : b) {
           if (tracker.push(id).kind == parlot::CallEvent::Kind::kEnter) ++s.enters;
@@ -100,6 +103,11 @@ TEST(RuntimeThreads, ConcurrentThreadsAndFirstSightsGiveCompleteWellNestedTraces
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   const auto threads = read_threads(dir.path());
   ASSERT_EQ(threads.size(), static_cast<std::size_t>(kThreads));
+  // std::thread goes through the interposed pthread_create: the workers are
+  // 1..kThreads by creation (the child's main thread, 0, made no event).
+  std::set<std::uint64_t> indices;
+  for (const auto& s : threads) indices.insert(s.index);
+  EXPECT_EQ(indices, (std::set<std::uint64_t>{1, 2, 3, 4}));
   for (const auto& s : threads) {
     EXPECT_TRUE(s.complete);
     EXPECT_EQ(s.enters, kRounds * (1 + 3 + 9 + 27u));  // 40 calls per round
