@@ -116,11 +116,21 @@ StartSlot* prepare_start(const StartArgs& args) {
   return s;
 }
 
+// Set while create_runtime_thread() runs: the interposer then takes no
+// index.
+constinit thread_local bool tls_creating_runtime_thread __attribute__((tls_model("initial-exec"))) =
+    false;
+
 }  // namespace
 
 int parlot::runtime::create_runtime_thread(pthread_t* thread, const pthread_attr_t* attr,
                                            void* (*routine)(void*), void* arg) {
-  return next_symbol(g_pthread_create, "pthread_create")(thread, attr, routine, arg);
+  // Through the global pthread_create, so a sanitizer's interceptor (first
+  // in the lookup order) sets the thread up; the interposer lets it pass.
+  tls_creating_runtime_thread = true;
+  const int err = ::pthread_create(thread, attr, routine, arg);
+  tls_creating_runtime_thread = false;
+  return err;
 }
 
 extern "C" {
@@ -130,6 +140,7 @@ extern "C" {
 [[gnu::visibility("default"), gnu::no_instrument_function]] int pthread_create(
     pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*), void* arg) {
   const auto real = parlot::runtime::next_symbol(g_pthread_create, "pthread_create");
+  if (tls_creating_runtime_thread) return real(thread, attr, routine, arg);
   StartSlot* s = prepare_start({routine, nullptr, arg});
   if (s == nullptr) return real(thread, attr, routine, arg);
   const int err = real(thread, attr, start_pthread, s);

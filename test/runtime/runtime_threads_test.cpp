@@ -103,11 +103,15 @@ TEST(RuntimeThreads, ConcurrentThreadsAndFirstSightsGiveCompleteWellNestedTraces
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   const auto threads = read_threads(dir.path());
   ASSERT_EQ(threads.size(), static_cast<std::size_t>(kThreads));
-  // std::thread goes through the interposed pthread_create: the workers are
-  // 1..kThreads by creation (the child's main thread, 0, made no event).
+  // std::thread goes through the interposed pthread_create: the workers get
+  // distinct creation indices, none 0 (the child's main thread, which made
+  // no event). Not exactly 1..kThreads: under TSan its own background thread,
+  // restarted in the fork child, takes one (ThreadOrder.* check exact
+  // numbering without sanitizers).
   std::set<std::uint64_t> indices;
   for (const auto& s : threads) indices.insert(s.index);
-  EXPECT_EQ(indices, (std::set<std::uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(indices.size(), static_cast<std::size_t>(kThreads));
+  EXPECT_EQ(indices.count(0), 0u);
   for (const auto& s : threads) {
     EXPECT_TRUE(s.complete);
     EXPECT_EQ(s.enters, kRounds * (1 + 3 + 9 + 27u));  // 40 calls per round
