@@ -114,10 +114,11 @@ void PrintTo(const Damage& d, std::ostream* os) {
 
 class MpiCallRecordDamage : public ::testing::TestWithParam<Damage> {};
 
-TEST_P(MpiCallRecordDamage, IsAnErrorNamingTheFileAndOffset) {
-  const Damage& d = GetParam();
+// A file whose one side record, of `kind` about event `index`, holds
+// `d.data`: the reader must throw naming the file and d's offset.
+void expect_damage_reported(std::uint8_t kind, std::uint64_t index, const Damage& d) {
   std::vector<std::uint8_t> side;
-  test::append_record(side, kMpiKind, 0, d.data);
+  test::append_record(side, kind, index, d.data);
   test::TempDir dir;
   const auto path = test::write(dir, test::file_with(side));
   try {
@@ -129,6 +130,10 @@ TEST_P(MpiCallRecordDamage, IsAnErrorNamingTheFileAndOffset) {
               test::kFirstRecordOffset + sizeof(format::AuxRecordHeader) + d.offset_in_data);
     EXPECT_THAT(e.what(), HasSubstr(d.message));
   }
+}
+
+TEST_P(MpiCallRecordDamage, IsAnErrorNamingTheFileAndOffset) {
+  expect_damage_reported(kMpiKind, 0, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -188,20 +193,7 @@ TEST(MpiCallRecords, BatchedCallsDecodeWithTheirOwnEntryEvents) {
 class MpiCallBatchDamage : public ::testing::TestWithParam<Damage> {};
 
 TEST_P(MpiCallBatchDamage, IsAnErrorNamingTheFileAndOffset) {
-  const Damage& d = GetParam();
-  std::vector<std::uint8_t> side;
-  test::append_record(side, kMpiBatchKind, 5, d.data);
-  test::TempDir dir;
-  const auto path = test::write(dir, test::file_with(side));
-  try {
-    ThreadEventReader reader(path);
-    ADD_FAILURE() << "no error for " << d.what;
-  } catch (const FormatError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.offset(),
-              test::kFirstRecordOffset + sizeof(format::AuxRecordHeader) + d.offset_in_data);
-    EXPECT_THAT(e.what(), HasSubstr(d.message));
-  }
+  expect_damage_reported(kMpiBatchKind, 5, GetParam());
 }
 
 const std::vector<std::uint8_t> kOneField = cat({varint(bit(F::kDest)), zigzag(1)});
