@@ -396,6 +396,38 @@ void initialise_process() {
   g_state.store(ok ? ProcessState::kReady : ProcessState::kOff);
 }
 
+// A new trace for the calling thread, linked into the registry (its lock
+// held). Returns nullptr, said on stderr, when it cannot be had: this
+// thread goes untraced, the others go on.
+ThreadTrace* create_thread_trace() {
+  ThreadTrace* t = nullptr;
+  int err = 0;
+  const auto codec = !g_config.compress    ? format::Codec::kRawWords
+                     : g_config.codec == 1 ? format::Codec::kLzZe
+                                           : format::Codec::kLzRank;
+  g_threads_started.fetch_add(1);
+  t = ThreadTrace::create(g_process_dir, current_thread_index(), codec, g_config.buffer_bytes,
+                          g_config.stack_frames, std::uint64_t{g_config.flush_ms} * 1000000u,
+                          g_config.discard, static_cast<std::uint32_t>(g_config.clock_events), err);
+  if (t != nullptr) {
+    t->set_record_depth(g_config.record_depth);
+    t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
+    link_trace(t);
+  } else {
+    char buf[1400];
+    TextBuilder msg(buf, sizeof buf);
+    msg.str("cannot create the trace of thread ")
+        .u64(static_cast<std::uint64_t>(syscall(SYS_gettid)))
+        .str(" in '")
+        .str(g_process_dir)
+        .str("': ")
+        .str(strerrordesc_np(err))
+        .str("; this thread is not traced, the others go on");
+    log_line(msg.c_str());
+  }
+  return t;
+}
+
 // First event of a fork child: its own directory, then the parked trace.
 ThreadTrace* resume_in_fork_child() {
   pthread_mutex_lock(&g_registry_lock);
@@ -408,7 +440,11 @@ ThreadTrace* resume_in_fork_child() {
       start_idle_flusher(g_config.flush_ms);
     }
   }
-  if (!tracing_stopped() && tls_forked_trace != nullptr) {
+  if (!tracing_stopped() && tls_forked_trace == nullptr) {
+    // A thread that made no event before the fork (or one the child
+    // started): a trace of its own, as in any process.
+    t = create_thread_trace();
+  } else if (!tracing_stopped()) {
     t = tls_forked_trace;
     g_threads_started.fetch_add(1);
     const int err = t->restart_in_child(g_process_dir, current_thread_index(), g_function_ids);
@@ -518,32 +554,7 @@ ThreadTrace* attach_current_thread() {
     t = resume_in_fork_child();
   } else {
     pthread_mutex_lock(&g_registry_lock);
-    int err = 0;
-    const auto codec = !g_config.compress    ? format::Codec::kRawWords
-                       : g_config.codec == 1 ? format::Codec::kLzZe
-                                             : format::Codec::kLzRank;
-    g_threads_started.fetch_add(1);
-    t = ThreadTrace::create(g_process_dir, current_thread_index(), codec, g_config.buffer_bytes,
-                            g_config.stack_frames, std::uint64_t{g_config.flush_ms} * 1000000u,
-                            g_config.discard, static_cast<std::uint32_t>(g_config.clock_events),
-                            err);
-    if (t != nullptr) {
-      t->set_record_depth(g_config.record_depth);
-      t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
-      link_trace(t);
-    } else {
-      // This thread goes untraced; the others go on.
-      char buf[1400];
-      TextBuilder msg(buf, sizeof buf);
-      msg.str("cannot create the trace of thread ")
-          .u64(static_cast<std::uint64_t>(syscall(SYS_gettid)))
-          .str(" in '")
-          .str(g_process_dir)
-          .str("': ")
-          .str(strerrordesc_np(err))
-          .str("; this thread is not traced, the others go on");
-      log_line(msg.c_str());
-    }
+    t = create_thread_trace();
     pthread_mutex_unlock(&g_registry_lock);
   }
   if (t == nullptr) {

@@ -4,6 +4,8 @@
  *   exit   main -> exit_outer -> exit_inner -> exit(3); an instrumented atexit
  *          handler runs nested under exit_inner
  *   fork   main -> fork_parent_side; the child runs fork_child_side and exits
+ *   quiet_fork  a thread whose code is not instrumented (no event) forks;
+ *          in the child it calls level1 (a trace of its own: 6 events)
  *   loop   main -> 200000 x (level1 -> level2 -> level3): a call-dense loop
  *   killed MS  the loop for MS milliseconds, prints its call count, then
  *          kill_self() sends itself SIGKILL
@@ -74,6 +76,20 @@ NOINLINE int fork_parent_side(void) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
 }
 
+/* Not instrumented: the thread makes no event before its fork. */
+__attribute__((no_instrument_function)) static void* quiet_forker(void* arg) {
+  (void)arg;
+  fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    level1(1);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return (void*)(long)(WIFEXITED(status) ? WEXITSTATUS(status) : 99);
+}
+
 NOINLINE void kill_self(void) {
   kill(getpid(), SIGKILL);
 }
@@ -117,6 +133,12 @@ int main(int argc, char** argv) {
     exit_outer();
   } else if (strcmp(mode, "fork") == 0) {
     printf("child status %d\n", fork_parent_side());
+  } else if (strcmp(mode, "quiet_fork") == 0) {
+    pthread_t t;
+    void* status = NULL;
+    pthread_create(&t, NULL, quiet_forker, NULL);
+    pthread_join(t, &status);
+    printf("child status %ld\n", (long)status);
   } else if (strcmp(mode, "killed") == 0) {
     /* Also reports how many calls were made 100 ms before the end: those
      * must all be on disk when the process is killed. */

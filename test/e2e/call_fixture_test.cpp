@@ -125,6 +125,29 @@ TEST_P(CallFixture, ForkChildWritesItsOwnWellNestedProcessDirectory) {
   EXPECT_EQ(processes[1].metadata.ppid, processes[0].metadata.pid);
 }
 
+// A thread that made no event before its fork (its code is not
+// instrumented) makes events in the child: the child's trace has them.
+// Before, the child's first event looked for a parked trace, found none, and
+// the thread went untraced for the rest of the child's life.
+TEST_P(CallFixture, ForkFromAThreadWithoutEventsStillTracesTheChild) {
+  const RunResult r = run_traced({fixture(), "quiet_fork"}, dir.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "child status 0\n");
+  const auto processes = open_trace_directory(dir.path());
+  ASSERT_EQ(processes.size(), 2u);
+  const RunResult t = parlot_read({"trace", dir.path().string()});
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  const auto threads = split_threads(t.out);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0], "main();\n");  // the parent's main thread
+  EXPECT_EQ(threads[1],
+            "level1() {\n"
+            "  level2() {\n"
+            "    level3();\n"
+            "  } /* level2() */\n"
+            "} /* level1() */\n");
+}
+
 TEST_P(CallFixture, ForkChildBelowTheRecordDepthStaysWellNested) {
   // PARLOT_MAX_DEPTH=1: the child forks at depth 2 (main, fork_parent_side)
   // and re-enters only the frames whose entries were recorded.
