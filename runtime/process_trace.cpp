@@ -389,7 +389,10 @@ void initialise_process() {
   }
   g_membarrier_ready = ok && membarrier_register();
   if (ok) install_signal_handlers();
-  if (ok && !start_idle_flusher(g_config.flush_ms)) {
+  // The flusher's handshake needs an exact fence (membarrier): where the
+  // kernel has none, fence_all_threads() only sleeps, which is enough at
+  // process end but not for writing a live thread's data.
+  if (ok && g_membarrier_ready && !start_idle_flusher(g_config.flush_ms)) {
     log_line("cannot start the idle flusher thread: SIGKILL may lose an idle thread's last events");
   }
   if (!ok) stop_tracing();
@@ -437,7 +440,7 @@ ThreadTrace* resume_in_fork_child() {
       stop_tracing();
     } else {
       g_fork_child_pending.store(false);
-      start_idle_flusher(g_config.flush_ms);
+      if (g_membarrier_ready) start_idle_flusher(g_config.flush_ms);
     }
   }
   if (!tracing_stopped() && tls_forked_trace == nullptr) {
