@@ -147,8 +147,7 @@ TEST_F(AnalysisViews, DiffOfTwoRunsIsIdenticalAndOfTwoThreadsIsNot) {
   EXPECT_EQ(status, 0) << same;
   EXPECT_THAT(same, HasSubstr("process 0 thread 0: identical (2020 events)\n"));
   for (int t = 1; t <= 4; ++t) {
-    EXPECT_THAT(same, HasSubstr("process 0 thread " + std::to_string(t) + ": identical ("))
-        << same;
+    EXPECT_THAT(same, HasSubstr("process 0 thread " + std::to_string(t) + ": identical (")) << same;
   }
   EXPECT_THAT(same, Not(HasSubstr("divergence")));
   const std::string two =
