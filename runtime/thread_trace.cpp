@@ -137,7 +137,7 @@ void ThreadTrace::reset_stream() {
   last_flush_ns_ = monotonic_ns();
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
-  mpi_record_ = 0;
+  mpi_stage_used_ = 0;
   if (clock_events_ != 0) clock_filter_.start(0, last_flush_ns_, clock_sink());
 }
 
@@ -198,7 +198,6 @@ void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
   if (side_record_ == 0) {
     if (side_used_ + kRecordStart > kSideBytes) write_side_records();
     side_record_ = side_used_;
-    mpi_record_ = 0;  // records after it: the next MPI call starts a new one
     format::AuxRecordHeader h{};
     h.kind = static_cast<std::uint8_t>(format::AuxKind::kClockSamples);
     h.data_bytes = sizeof(std::uint64_t);
@@ -243,57 +242,59 @@ void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_inde
   if (n != 0) std::memcpy(side_ + side_used_ + sizeof h, data, n);
   side_used_ += bytes;
   side_record_ = 0;  // the next clock sample starts a record of its own
-  mpi_record_ = 0;
 }
 
 void ThreadTrace::add_mpi_call(std::uint64_t entry, const void* data, std::size_t n) {
-  // Framing: zigzag delta of the entry event (a call's record may follow
-  // those of calls nested in it), then the byte count.
+  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + kMpiStageBytes <=
+                    kSideBytes &&
+                kMpiStageBytes <= 0xffff && 20 + kMaxSideData <= kMpiStageBytes);
+  // Framing: zigzag delta of the entry event from the previous call's (a
+  // call's record may follow those of calls nested in it), then the count.
   std::uint8_t framing[20];
-  auto frame = [&](std::uint64_t from) {
+  auto frame = [&]() {
+    const std::uint64_t from = mpi_stage_used_ == 0 ? entry : mpi_last_entry_;
     const auto delta = static_cast<std::int64_t>(entry - from);
     std::uint8_t* p = put_varint(framing, (static_cast<std::uint64_t>(delta) << 1) ^
                                               static_cast<std::uint64_t>(delta >> 63));
     p = put_varint(p, n);
     return static_cast<std::size_t>(p - framing);
   };
-  if (mpi_record_ != 0) {
-    const std::size_t f = frame(mpi_last_entry_);
-    std::uint16_t data_bytes;
-    std::memcpy(&data_bytes, side_ + mpi_record_ + 2, sizeof data_bytes);
-    if (side_used_ + f + n <= kSideBytes && data_bytes + f + n <= 0xffff) {
-      std::memcpy(side_ + side_used_, framing, f);
-      if (n != 0) std::memcpy(side_ + side_used_ + f, data, n);
-      side_used_ += f + n;
-      data_bytes = static_cast<std::uint16_t>(data_bytes + f + n);
-      std::memcpy(side_ + mpi_record_ + 2, &data_bytes, sizeof data_bytes);
-      mpi_last_entry_ = entry;
-      return;
-    }
+  std::size_t f = frame();
+  if (mpi_stage_used_ + f + n > kMpiStageBytes) {
+    move_mpi_stage_to_side();
+    f = frame();
   }
-  const std::size_t f = frame(entry);
-  const std::size_t bytes = sizeof(format::AuxRecordHeader) + f + n;
-  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + 20 + kMaxSideData <=
-                kSideBytes);
-  if (side_used_ + bytes > kSideBytes) write_side_records();
+  if (mpi_stage_used_ == 0) mpi_first_entry_ = entry;
+  std::memcpy(mpi_stage_ + mpi_stage_used_, framing, f);
+  if (n != 0) std::memcpy(mpi_stage_ + mpi_stage_used_ + f, data, n);
+  mpi_stage_used_ += f + n;
+  mpi_last_entry_ = entry;
+}
+
+void ThreadTrace::move_mpi_stage_to_side() {
+  if (mpi_stage_used_ == 0) return;
+  const std::size_t bytes = sizeof(format::AuxRecordHeader) + mpi_stage_used_;
+  if (side_used_ + bytes > kSideBytes) write_side_block();
   format::AuxRecordHeader h{};
   h.kind = static_cast<std::uint8_t>(format::AuxKind::kMpiCalls);
-  h.data_bytes = static_cast<std::uint16_t>(f + n);
-  h.event_index = entry;
+  h.data_bytes = static_cast<std::uint16_t>(mpi_stage_used_);
+  h.event_index = mpi_first_entry_;
   std::memcpy(side_ + side_used_, &h, sizeof h);
-  std::memcpy(side_ + side_used_ + sizeof h, framing, f);
-  if (n != 0) std::memcpy(side_ + side_used_ + sizeof h + f, data, n);
-  mpi_record_ = side_used_;
-  mpi_last_entry_ = entry;
+  std::memcpy(side_ + side_used_ + sizeof h, mpi_stage_, mpi_stage_used_);
   side_used_ += bytes;
   side_record_ = 0;  // the next clock sample starts a record of its own
+  mpi_stage_used_ = 0;
 }
 
 void ThreadTrace::write_side_records() {
+  move_mpi_stage_to_side();
+  write_side_block();
+}
+
+void ThreadTrace::write_side_block() {
   const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
-  mpi_record_ = 0;
   if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
   format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(payload), sequence_++};
   std::memcpy(side_, &h, sizeof h);

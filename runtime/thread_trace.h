@@ -101,7 +101,8 @@ class ThreadTrace {
   bool idle_flush_due(std::uint64_t now_ns) {
     if (finished_ || discard_ || write_error_ != 0 || flush_interval_ns_ == 0) return false;
     if (now_ns - last_flush_ns_ < flush_interval_ns_) return false;
-    return side_used_ > sizeof(format::BlockHeader) || encoder_holds_events();
+    return side_used_ > sizeof(format::BlockHeader) || mpi_stage_used_ != 0 ||
+           encoder_holds_events();
   }
 
   /// Writes what the thread holds (the encoded events, the pending match
@@ -126,9 +127,9 @@ class ThreadTrace {
   /// block when the buffer is full (a file write), after the next data
   /// block, or at the end. Not for the hot path. The caller keeps hooks out
   /// (busy flag, IgnoreHooksOnThisThread).
-  /// Kind kMpiCall is appended to the open kind-4 record (kMpiCalls) when
-  /// that record is the last one buffered: one to three bytes of framing
-  /// per call instead of a 16-byte header.
+  /// Kind kMpiCall is gathered into one kind-4 record (kMpiCalls) of up to
+  /// 2 KiB: two to four bytes of framing per call instead of a 16-byte
+  /// header.
   void add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
                        std::size_t n);
 
@@ -237,8 +238,13 @@ class ThreadTrace {
   }
   // Writes the buffered side records as one PAUX block.
   void write_side_records();
-  // Appends one MPI call's data to the open kind-4 record, or starts one.
+  // Adds one MPI call's data to the staged kind-4 record (moved into the
+  // side records when it is full and whenever they are written).
   void add_mpi_call(std::uint64_t entry, const void* data, std::size_t n);
+  // Moves the staged MPI calls into the side records as one kind-4 record.
+  void move_mpi_stage_to_side();
+  // Writes the side-record buffer as one PAUX block (the stage excepted).
+  void write_side_block();
 
   /// Events between two looks at the clock for the flush interval.
   static constexpr std::uint32_t kFlushCheckEvents = 16384;
@@ -300,10 +306,14 @@ class ThreadTrace {
       std::max({sizeof(LzEncoder), sizeof(RawEncoder), sizeof(RankEncoder)});
   alignas(LzEncoder) alignas(RawEncoder) alignas(RankEncoder) unsigned char encoder_[kEncoderBytes];
   // Side records (docs/FORMAT.md "Version 2"): one open clock-sample record.
-  std::size_t side_used_ = 0;         // bytes of side_ used, block header included
-  std::size_t side_record_ = 0;       // offset of the open record's header, 0 = none
-  std::size_t mpi_record_ = 0;        // offset of the open kind-4 record's header, 0 = none
-  std::uint64_t mpi_last_entry_ = 0;  // entry event of its last call
+  std::size_t side_used_ = 0;    // bytes of side_ used, block header included
+  std::size_t side_record_ = 0;  // offset of the open record's header, 0 = none
+  // MPI calls gathered for the next kind-4 record (data: framed calls).
+  static constexpr std::size_t kMpiStageBytes = 2048;
+  std::size_t mpi_stage_used_ = 0;
+  std::uint64_t mpi_first_entry_ = 0;  // entry event of its first call
+  std::uint64_t mpi_last_entry_ = 0;   // entry event of its last call
+  alignas(8) std::uint8_t mpi_stage_[kMpiStageBytes];
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
   ClockSampleFilter clock_filter_;  // which samples read are kept
