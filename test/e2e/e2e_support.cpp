@@ -24,6 +24,8 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
+}  // namespace
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
@@ -31,7 +33,9 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-}  // namespace
+bool have(const std::string& program) {
+  return run({"/bin/sh", "-c", "command -v " + program}).exit_status == 0;
+}
 
 RunResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   TempDir io;

@@ -25,6 +25,12 @@ struct RunResult {
 /// stdout and stderr. Times out after 120 s (then the exit status is 124).
 RunResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
 
+/// The whole content of file `p` ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& p);
+
+/// True when `program` is on PATH.
+bool have(const std::string& program);
+
 /// Runs `argv` with LD_PRELOAD=libparlotrt.so and PARLOT_DIR=`trace_dir`.
 RunResult run_traced(const std::vector<std::string>& argv, const std::filesystem::path& trace_dir,
                      std::vector<std::string> env = {});

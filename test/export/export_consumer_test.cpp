@@ -22,17 +22,6 @@ using ::testing::Not;
 namespace fs = std::filesystem;
 using Edges = std::map<std::pair<std::string, std::string>, std::uint64_t>;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool have(const std::string& program) {
-  return run({"/bin/sh", "-c", "command -v " + program}).exit_status == 0;
-}
-
 class ExportConsumers : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

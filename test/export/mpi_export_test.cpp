@@ -22,17 +22,6 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool have(const std::string& program) {
-  return run({"/bin/sh", "-c", "command -v " + program}).exit_status == 0;
-}
-
 constexpr int kRanks = 2;
 
 class MpiExports : public ::testing::Test {
