@@ -3,13 +3,17 @@
 // no syscalls (but when a thread's output buffer fills), no exceptions; one
 // initial-exec TLS load. See docs/DESIGN.md for the event's whole journey.
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <libunwind.h>
+#include <unwind.h>
 
 #include <atomic>
 #include <cstdint>
 
 #include "hook_state.h"
 #include "idle_flusher.h"
+#include "libcall_patcher.h"
+#include "libcall_shadow.h"
 #include "process_trace.h"
 #include "signal_handlers.h"
 
@@ -21,6 +25,9 @@ using parlot::runtime::ThreadHookState;
 using parlot::runtime::ThreadTrace;
 using parlot::runtime::tls_hook_state;
 using parlot::runtime::tls_thread_trace;
+
+// libcall_trampolines.S: where a recorded library call returns to.
+extern "C" char parlot_libcall_return_thunk[];
 
 namespace parlot::runtime {
 constinit thread_local ThreadHookState tls_hook_state __attribute__((tls_model("initial-exec")));
@@ -75,9 +82,14 @@ namespace {
   // Its caller's frame, 3, holds the first return address that can belong
   // to a live shadow frame (the function entered is not on the stack yet).
   int n = 0;
+  bool after_thunk = false;
   for (int frame = 0; n < kMax && unw_step(&cursor) > 0; ++frame) {
     unw_word_t ip = 0;
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0) break;
+    // The frame after a library call's return thunk has its return address
+    // minus one (libcall_trampolines.S).
+    if (after_thunk) ++ip;
+    after_thunk = ip == reinterpret_cast<unw_word_t>(parlot_libcall_return_thunk);
     if (frame >= 2) return_addresses[n++] = ip;
   }
   t->resync(return_addresses, static_cast<std::size_t>(n));
@@ -204,3 +216,116 @@ namespace {
 }
 
 }  // namespace
+
+// Library calls (PARLOT_LIBCALLS; libcall_patcher.h, libcall_trampolines.S,
+// docs/DESIGN.md "Library calls"). A call is recorded as an entry of the
+// library function and, when it returns, an exit: its return address, at
+// stack slot `slot`, is replaced by the return thunk's while the real one
+// waits in the slot's shadow word.
+namespace {
+
+[[gnu::always_inline]] inline void record_libcall_entry(std::uintptr_t f, std::uintptr_t slot) {
+  ThreadTrace* t = tls_thread_trace;
+  if (t == nullptr) [[unlikely]] {
+    t = attach_current_thread();
+    if (t == nullptr) return;
+  }
+  // Only with the return address on the thread's own stack (its shadow is
+  // mapped there), one compare.
+  if (slot - t->libcall_lo >= t->libcall_hi - t->libcall_lo) [[unlikely]]
+    return;
+  if (f == t->last_excluded) [[unlikely]]
+    return;
+  const std::uint32_t seen = g_function_ids.find(f);
+  if (seen == FunctionIds::kExcluded) [[unlikely]] {
+    t->last_excluded = f;
+    return;
+  }
+  if (!raise_busy(t)) return;
+  if (hooks_off() && !parlot::runtime::hook_may_record_after_flush_round(t)) [[unlikely]] {
+    end_hook(t);
+    return;
+  }
+  if (t->resync_pending) [[unlikely]]
+    resync_with_real_stack(t);
+  const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
+  if (FunctionIds::is_recorded(id)) [[likely]] {
+    auto* return_address = reinterpret_cast<std::uintptr_t*>(slot);
+    const std::uintptr_t call_site = *return_address;
+    if (t->on_libcall_enter(f, call_site, slot, id)) {
+      // Minus one: the caller's address as an unwinder reads it
+      // (libcall_trampolines.S, the thunk's unwind information).
+      *parlot::runtime::libcall_shadow_of(slot) = call_site - 1;
+      *return_address = reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
+    }
+  } else if (id == 0) {
+    ++t->dropped_events;
+  } else {
+    t->last_excluded = f;
+  }
+  end_hook(t);
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Called by entry stub `index` (libcall_trampolines.S) with the stack slot
+/// of the call's return address: records the entry and returns the
+/// function to jump to.
+[[gnu::visibility("hidden"), gnu::no_instrument_function]] std::uintptr_t parlot_libcall_enter(
+    std::uint32_t index, std::uintptr_t* slot) {
+  const parlot::runtime::LibcallStub& stub = parlot::runtime::g_libcall_stubs[index];
+  record_libcall_entry(stub.function, reinterpret_cast<std::uintptr_t>(slot));
+  return stub.target;
+}
+
+/// Called by the return thunk with the stack pointer after the return
+/// (the slot + 8): records the exit and returns the real return address.
+[[gnu::visibility("hidden"), gnu::no_instrument_function]] std::uintptr_t parlot_libcall_exit(
+    std::uintptr_t sp) {
+  const std::uintptr_t slot = sp - sizeof(std::uintptr_t);
+  const std::uintptr_t return_address = *parlot::runtime::libcall_shadow_of(slot) + 1;
+  // A trace to attach to: the child of a fork() made by this very call
+  // resumes the parent's trace here.
+  ThreadTrace* t = tls_thread_trace;
+  if (t == nullptr) [[unlikely]]
+    t = attach_current_thread();
+  if (t != nullptr && raise_busy(t)) {
+    if (!hooks_off() || parlot::runtime::hook_may_record_after_flush_round(t))
+      t->on_libcall_exit(slot);
+    end_hook(t);
+  }
+  return return_address;
+}
+
+/// Personality routine of the return thunk's frame (libcall_trampolines.S),
+/// called by the unwinder (libgcc's, the C++ ABI's interface) for each
+/// recorded library call an exception or a thread cancellation unwinds:
+/// in the cleanup phase it records the call's exit. The unwinding goes on.
+[[gnu::visibility("hidden"), gnu::no_instrument_function]] _Unwind_Reason_Code
+parlot_libcall_personality(int, _Unwind_Action actions, _Unwind_Exception_Class, _Unwind_Exception*,
+                           _Unwind_Context* context) {
+  if ((actions & _UA_CLEANUP_PHASE) == 0) return _URC_CONTINUE_UNWIND;
+  // The unwinder calling this is loaded: its _Unwind_GetCFA is found
+  // without linking the runtime to it.
+  using GetCfa = _Unwind_Word (*)(_Unwind_Context*);
+  static std::atomic<GetCfa> get_cfa{nullptr};
+  GetCfa f = get_cfa.load(std::memory_order_relaxed);
+  if (f == nullptr) {
+    f = reinterpret_cast<GetCfa>(dlsym(RTLD_DEFAULT, "_Unwind_GetCFA"));
+    get_cfa.store(f, std::memory_order_relaxed);
+  }
+  if (f == nullptr) return _URC_CONTINUE_UNWIND;
+  // The thunk frame's CFA is the library function's: its slot + 8.
+  const std::uintptr_t slot = f(context) - sizeof(std::uintptr_t);
+  ThreadTrace* t = tls_thread_trace;
+  if (t != nullptr && raise_busy(t)) {
+    if (!hooks_off() || parlot::runtime::hook_may_record_after_flush_round(t))
+      t->on_libcall_exit(slot);
+    end_hook(t);
+  }
+  return _URC_CONTINUE_UNWIND;
+}
+
+}  // extern "C"

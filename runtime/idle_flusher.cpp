@@ -1,5 +1,7 @@
 #include "idle_flusher.h"
 
+#include "libcall_patcher.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -72,6 +74,7 @@ void* flusher_main(void*) {
     clock_nanosleep(CLOCK_MONOTONIC, 0, &period, nullptr);
     if (tracing_stopped()) break;
     flush_round();
+    patch_library_calls_of_new_objects();
   }
   return nullptr;
 }

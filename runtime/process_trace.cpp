@@ -47,6 +47,10 @@ FileIdentity g_functions_id;    // "functions"
 FileIdentity g_loadmap_id;      // "loadmap"
 std::atomic<int> g_failed_threads{0};
 std::uint64_t g_start_ns = 0;
+// When the parent forked (CLOCK_REALTIME ns): the child's start time, so
+// that children forked one after another are ordered as forked, whichever
+// makes its first event first.
+std::uint64_t g_fork_ns = 0;
 std::atomic<pid_t> g_traced_pid{0};
 std::atomic<std::uint64_t> g_threads_started{0};  // thread traces started (indices: thread_index.h)
 std::atomic<bool> g_fork_child_pending{false};
@@ -305,7 +309,7 @@ bool start_process_directory() {
     log_error("cannot create a process directory in", g_trace_dir, err);
     return false;
   }
-  g_start_ns = realtime_ns();
+  g_start_ns = g_fork_child_pending.load() && g_fork_ns != 0 ? g_fork_ns : realtime_ns();
   g_traced_pid.store(getpid());
   err = write_process_metadata(0);
   if (err == 0) err = write_whole_load_map(false);
@@ -332,6 +336,7 @@ void on_thread_exit(void* p) {
 
 void before_fork() {
   pthread_mutex_lock(&g_registry_lock);
+  g_fork_ns = realtime_ns();
 }
 void after_fork_in_parent() {
   pthread_mutex_unlock(&g_registry_lock);

@@ -161,6 +161,23 @@ class ShadowStack {
     exit_slow(fn, sp, at_cfa, emit);
   }
 
+  /// Exit of the library call whose frame has stack pointer `sp` (the slot
+  /// of its return address; its return reached the return thunk): pops the
+  /// frames above it (dead: their exits were missed), then it. Returns false
+  /// (and pops nothing) when no open frame has that stack pointer.
+  template <class Emit>
+  bool exit_at(std::uintptr_t sp, Emit& emit) {
+    std::size_t i = depth_;
+    while (i != 0 && frames_[i - 1].sp != sp) --i;
+    if (i == 0) {
+      ++counters_.unmatched_exits;
+      return false;
+    }
+    while (depth_ > i) pop_dead(emit);
+    pop_top(emit);
+    return true;
+  }
+
   /// Pops the frames that are no longer on the real stack, after the stack
   /// was cut without exit hooks (longjmp, a C++ exception under clang).
   /// `return_addresses`: the real stack's return addresses, innermost

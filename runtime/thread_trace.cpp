@@ -1,5 +1,8 @@
 #include "thread_trace.h"
 
+#include "libcall_patcher.h"
+#include "libcall_shadow.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -84,6 +87,7 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
     if (pthread_attr_getstack(&attr, &lo, &size) == 0 && size != 0) {
       const auto base = reinterpret_cast<std::uintptr_t>(lo);
       t->stack_.set_thread_stack(base, base + size);
+      if (g_libcalls_on) map_libcall_shadow(base, base + size, &t->libcall_lo, &t->libcall_hi);
     }
     pthread_attr_destroy(&attr);
   }

@@ -49,6 +49,23 @@ class ThreadTrace {
     stack_.enter(fn, call_site, sp, id, e);
   }
 
+  /// Records an entry into library function `fn` (PARLOT_LIBCALLS) called
+  /// from `call_site`, its return address being at stack slot `slot`.
+  /// Returns true when the frame was pushed (its return must then reach
+  /// on_libcall_exit), false when the shadow stack is full.
+  [[gnu::always_inline]] inline bool on_libcall_enter(std::uintptr_t fn, std::uintptr_t call_site,
+                                                      std::uintptr_t slot, std::uint32_t id) {
+    Emitter e{this};
+    return stack_.enter(fn, call_site, slot, id, e);
+  }
+
+  /// Records the return of the library call whose return address was at
+  /// `slot` (ShadowStack::exit_at).
+  void on_libcall_exit(std::uintptr_t slot) {
+    Emitter e{this};
+    stack_.exit_at(slot, e);
+  }
+
   /// Drops the shadow frames that are not on the real stack any more (see
   /// ShadowStack::pop_frames_not_on). Cold: after a longjmp or a catch.
   void resync(const std::uintptr_t* return_addresses, std::size_t n) {
@@ -182,6 +199,12 @@ class ThreadTrace {
   /// real one.
   /// Atomic: pthread_cancel sets it from another thread.
   std::atomic<bool> resync_pending{false};
+  /// Stack slots [libcall_lo, libcall_hi) whose return-address shadow is
+  /// mapped (libcall_shadow.h): library calls made with their return
+  /// address elsewhere (an alternate signal stack, a coroutine) are not
+  /// recorded. Empty unless PARLOT_LIBCALLS is on.
+  std::uintptr_t libcall_lo = 0;
+  std::uintptr_t libcall_hi = 0;
   /// Set once the failure of this thread's file was reported.
   bool failure_reported = false;
   /// The thread's pthread handle (for pthread_cancel).

@@ -7,6 +7,8 @@
 // shown in hex.
 #include "parlot/symbolizer.h"
 #include <algorithm>
+#include <cstring>
+#include <deque>
 #include <filesystem>
 
 #include <cxxabi.h>
@@ -289,9 +291,15 @@ struct SymbolIndex {
     Dwarf_Addr address;  // run-time address (module bias applied)
     GElf_Xword size;     // bytes; 0 when the symbol table gives none
     const char* name;    // owned by libdwfl
+    // Of several aliases at one address, the lowest rank names it: an
+    // exported name (global or weak, default visibility) before a local
+    // one, and a name without a leading underscore before one with it
+    // (glibc: qsort, not __GI_qsort; puts, not _IO_puts).
+    int rank;
   };
   bool built = false;
   std::vector<Entry> entries;
+  std::deque<std::string> unversioned_;  // names with "@VERSION" cut (stable addresses)
 
   void build(Dwfl_Module* module) {
     built = true;
@@ -306,16 +314,25 @@ struct SymbolIndex {
           (type != STT_FUNC && type != STT_GNU_IFUNC)) {
         continue;
       }
-      entries.push_back({address, sym.st_size, name});
+      // A separate debug file's .symtab names versioned symbols
+      // "name@@VERSION" (glibc's pthread_join@@GLIBC_2.34): the version is
+      // not part of the function's name.
+      if (const char* at = std::strchr(name, '@'); at != nullptr && at != name)
+        name = unversioned_.emplace_back(name, at).c_str();
+      const bool exported =
+          GELF_ST_BIND(sym.st_info) != STB_LOCAL && GELF_ST_VISIBILITY(sym.st_other) == STV_DEFAULT;
+      entries.push_back(
+          {address, sym.st_size, name, (exported ? 0 : 2) + (name[0] == '_' ? 1 : 0)});
     }
-    // Stable: of several aliases at one address, find() returns the first in
-    // symbol-table order.
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const Entry& a, const Entry& b) { return a.address < b.address; });
+    // Stable: of aliases of equal rank at one address, find() returns the
+    // first in symbol-table order.
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return a.address != b.address ? a.address < b.address : a.rank < b.rank;
+    });
   }
 
   // The symbol containing `address`, and `address` minus its start.
-  const char* find(Dwarf_Addr address, GElf_Off* offset) const {
+  const char* find(Dwarf_Addr address, GElf_Off* offset, int* rank = nullptr) const {
     auto it = std::upper_bound(entries.begin(), entries.end(), address,
                                [](Dwarf_Addr a, const Entry& e) { return a < e.address; });
     if (it == entries.begin()) return nullptr;
@@ -325,6 +342,7 @@ struct SymbolIndex {
     const GElf_Xword size = it->size == 0 ? 1 : it->size;
     if (address >= it->address + size) return nullptr;
     *offset = address - it->address;
+    if (rank != nullptr) *rank = it->rank;
     return it->name;
   }
 };
@@ -501,11 +519,12 @@ SourceLocation Symbolizer::lookup(std::uint64_t address) {
   bool symbol_looked_up = false;
   GElf_Off symbol_offset = 0;  // address - symbol start, bytes.
   const char* symbol_name = nullptr;
+  int symbol_rank = 0;
   auto elf_symbol = [&]() -> const char* {
     if (!symbol_looked_up) {
       symbol_looked_up = true;
       if (!object.symbols.built) object.symbols.build(module);
-      symbol_name = object.symbols.find(address, &symbol_offset);
+      symbol_name = object.symbols.find(address, &symbol_offset, &symbol_rank);
     }
     return symbol_name;
   };
@@ -535,7 +554,15 @@ SourceLocation Symbolizer::lookup(std::uint64_t address) {
     const char* linkage = integrated_string(&die, DW_AT_linkage_name);
     if (linkage == nullptr) linkage = integrated_string(&die, DW_AT_MIPS_linkage_name);
     const char* name = integrated_string(&die, DW_AT_name);
-    if (linkage != nullptr && *linkage != '\0') {
+    if ((language == SymbolLanguage::kC || language == SymbolLanguage::kUnknown) &&
+        elf_symbol() != nullptr && symbol_rank < 2 &&
+        symbol_offset == address - (function->low + bias)) {
+      // C (or assembler): the exported name of the function when it has
+      // one (a library's `qsort`, `printf`, `getpid`), not an internal
+      // alias given by an asm label in DWARF (glibc's `__GI_qsort`) or the
+      // name of its definition (`__printf`, `__getpid`).
+      loc.function = symbol_name;
+    } else if (linkage != nullptr && *linkage != '\0') {
       loc.function = demangle_symbol(linkage, language);
     } else if (language == SymbolLanguage::kCxx && elf_symbol() != nullptr &&
                std::string_view(symbol_name).starts_with("_Z") &&

@@ -1,0 +1,233 @@
+// Case 11: calls into uninstrumented shared libraries (PARLOT_LIBCALLS=1,
+// runtime/libcall_patcher.h). Each mode of libcalls.c (lazily bound) and
+// libcalls_now (-z now) must behave exactly as untraced and show the
+// library calls nested where they ran; libcalls_cxx checks exceptions and
+// thread cancellation through library calls. Expected trees are derived by
+// hand from the programs (see the comments in libcalls.c).
+#include <algorithm>
+#include <set>
+
+#include "hardening_fixture.h"
+
+namespace parlot::hardening {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Library calls a build may or may not make (gcc and clang expand some at
+// -O2, call them at -O0) or that depend on the C library's internals.
+bool optional_call(const std::string& name) {
+  static const std::set<std::string> names = {"memset()", "strcmp()", "dladdr()",
+                                              "__stack_chk_fail()", "_Unwind_Resume()"};
+  return names.contains(name);
+}
+
+class Libcalls : public HardeningTest {
+ protected:
+  // Runs `program mode` untraced and traced with PARLOT_LIBCALLS=1; the two
+  // must print the same and end the same. Returns the traced run.
+  RunResult run_both(const std::string& program, const std::vector<std::string>& args,
+                     const TempDir& into) {
+    std::vector<std::string> argv = {prog(program)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const RunResult plain = run(argv);
+    RunOptions options;
+    options.env = {"PARLOT_LIBCALLS=1"};
+    const RunResult traced = run_traced(argv, into.path(), options);
+    EXPECT_EQ(traced.out, plain.out);
+    EXPECT_EQ(traced.exit_status, plain.exit_status) << traced.err;
+    EXPECT_EQ(traced.signal, plain.signal);
+    return traced;
+  }
+  // parlot-read's call trees of the trace in `from`, one per thread.
+  std::vector<ThreadText> threads_in(const TempDir& from) {
+    last_read = parlot_read({"trace", from.path().string()});
+    EXPECT_EQ(last_read.exit_status, 0) << last_read.err;
+    return split_threads(last_read.out);
+  }
+  // The call tree of one thread with the optional calls taken out.
+  static std::string tree_of(const ThreadText& t) {
+    return render(strip_frames(parse_text(t.body), optional_call));
+  }
+  // Both bindings: lazy and -z now.
+  std::vector<std::string> programs() const { return {"libcalls", "libcalls_now"}; }
+};
+
+constexpr const char* kAround = "before_main{getppid} ";
+constexpr const char* kAfter = " after_main{getppid}";
+
+TEST_P(Libcalls, CallbacksNestUnderTheLibraryCall) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"qsort"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    // "compares N": the comparator calls the program counted itself.
+    const int compares = std::stoi(r.out.substr(r.out.find(' ') + 1));
+    ASSERT_GT(compares, 0) << r.out;
+    std::string callbacks;
+    for (int i = 0; i < compares; ++i) callbacks += " by_value";
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    EXPECT_EQ(tree_of(threads[0]), tree_text(std::string(kAround) + "main{ sort_numbers{ qsort{" +
+                                             callbacks + "} } printf }" + kAfter));
+  }
+}
+
+TEST_P(Libcalls, LongjmpOutOfACallbackEndsTheLibraryCall) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"longjmp"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    EXPECT_EQ(
+        tree_of(threads[0]),
+        tree_text(std::string(kAround) +
+                  "main{ jump_through_qsort{ qsort{ jump_out } } after_jump{getpid} printf }" +
+                  kAfter));
+  }
+}
+
+TEST_P(Libcalls, SignalHandlerNestsInTheLibraryCallItInterrupted) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"signal"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    EXPECT_EQ(tree_of(threads[0]),
+              tree_text(std::string(kAround) + "main{ raise{ on_usr1{getpid} } printf }" + kAfter));
+  }
+}
+
+TEST_P(Libcalls, ExitInsideALibraryCall) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"exit"}, run_dir);
+    ASSERT_EQ(r.exit_status, 3) << r.err;
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    // The destructor runs inside exit(), called by the callback.
+    EXPECT_EQ(tree_of(threads[0]),
+              tree_text(std::string(kAround) +
+                        "main{ qsort{ exit_in_callback{ fflush after_main{getppid} } } }"));
+  }
+}
+
+TEST_P(Libcalls, PthreadExitInsideALibraryCall) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"thread"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 2u) << last_read.out;
+    EXPECT_EQ(tree_of(threads[0]),
+              tree_text(std::string(kAround) + "main{ pthread_join printf }" + kAfter));
+    EXPECT_EQ(tree_of(threads[1]), tree_text("in_thread{ qsort{ exit_thread_in_callback } }"));
+  }
+}
+
+TEST_P(Libcalls, ForkSystemAndPosixSpawnFromLibraryCalls) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"processes"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_EQ(r.out, "system 4\n");
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 2u) << last_read.out;
+    // The parent's process comes first (it started first).
+    EXPECT_EQ(tree_of(threads[0]),
+              tree_text(std::string(kAround) +
+                        "main{ fork waitpid system posix_spawnp waitpid printf }" + kAfter));
+    // The child returns from the same fork() call.
+    EXPECT_EQ(tree_of(threads[1]), tree_text("main{ fork child_work{getpid} }"));
+  }
+}
+
+TEST_P(Libcalls, CallsThroughPointersFromDlsymAreNotRecorded) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"pointer"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    // dlsym is never patched (it reads its caller's return address).
+    EXPECT_EQ(tree_of(threads[0]),
+              tree_text(std::string(kAround) + "main{ call_through_pointer printf }" + kAfter));
+  }
+}
+
+TEST_P(Libcalls, BacktraceUnwindsThroughALibraryCall) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"backtrace"}, run_dir);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_EQ(r.out, "main found 1\n");
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    EXPECT_EQ(
+        tree_of(threads[0]),
+        tree_text(std::string(kAround) + "main{ qsort{ find_main{backtrace} } printf }" + kAfter));
+  }
+}
+
+TEST_P(Libcalls, WithoutTheVariableNoLibraryCallIsRecorded) {
+  const RunResult r = run_traced({prog("libcalls"), "qsort"}, dir.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 1u) << last_read.out;
+  EXPECT_THAT(threads[0].body, ::testing::Not(HasSubstr("qsort")));
+  EXPECT_THAT(threads[0].body, HasSubstr("by_value"));
+}
+
+TEST_P(Libcalls, ExceptionsAndCancellationUnwindThroughLibraryCalls) {
+  const RunResult r = run_both("libcalls_cxx", {}, dir);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "caught at\n~Noisy\n~Noisy\n");
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 3u) << last_read.out;
+  // Only the program's own functions and the library calls that matter.
+  const auto kept = [](const std::string& name) {
+    static const std::set<std::string> names = {
+        "main()",
+        "element_or_zero(std::vector<int, std::allocator<int> > const&, unsigned long)",
+        "std::__throw_out_of_range_fmt(char const*, ...)",
+        "puts()",
+        "exits_in_callback(void*)",
+        "sleeps_until_cancelled(void*)",
+        "qsort()",
+        "exit_thread(void const*, void const*)",
+        "pause()",
+        "Noisy::~Noisy()"};
+    return !names.contains(name);
+  };
+  // Spaces in names (C++ parameter lists) as '_', for tree_text.
+  const auto tree = [&](const ThreadText& t) {
+    Events events = strip_frames(parse_text(t.body), kept);
+    for (Event& e : events) std::replace(e.name.begin(), e.name.end(), ' ', '_');
+    return render(events);
+  };
+  EXPECT_EQ(
+      tree(threads[0]),
+      tree_text(
+          "main{ element_or_zero(std::vector<int,_std::allocator<int>_>_const&,_unsigned_long){ "
+          "std::__throw_out_of_range_fmt(char_const*,_...) puts } }"));
+  EXPECT_EQ(tree(threads[1]),
+            tree_text("exits_in_callback(void*){ qsort{ exit_thread(void_const*,_void_const*) }"
+                      " Noisy::~Noisy(){puts} }"));
+  EXPECT_EQ(tree(threads[2]),
+            tree_text("sleeps_until_cancelled(void*){ pause Noisy::~Noisy(){puts} }"));
+}
+
+PARLOT_HARDENING_VARIANTS_OF(Libcalls);
+
+}  // namespace
+}  // namespace parlot::hardening
