@@ -39,10 +39,6 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
                "parlot record: no program given (parlot record [options] -- PROGRAM ARGS)\n");
     std::exit(2);
   }
-  if (o.libcalls) {
-    fmt::print(stderr, "parlot record: --libcalls is not supported yet\n");
-    std::exit(2);
-  }
   const auto runtime = find_runtime();
   if (!runtime) {
     fmt::print(stderr,
@@ -70,6 +66,7 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
   env.push_back("PARLOT_DIR=" + trace_dir.string());
   if (o.no_compress) env.push_back("PARLOT_COMPRESS=0");
   if (!o.include.empty()) env.push_back("PARLOT_INCLUDE=" + join_patterns(o.include));
+  if (o.libcalls) env.push_back("PARLOT_LIBCALLS=1");
   if (!o.exclude.empty()) env.push_back("PARLOT_EXCLUDE=" + join_patterns(o.exclude));
   if (o.max_depth != 0) env.push_back(fmt::format("PARLOT_MAX_DEPTH={}", o.max_depth));
 
@@ -108,7 +105,8 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
       ->type_name("PATTERN")
       ->allow_extra_args(false);
   cmd->add_option("--max-depth", o->max_depth, "Record calls up to this depth (PARLOT_MAX_DEPTH)");
-  cmd->add_flag("--libcalls", o->libcalls, "Record calls into uninstrumented libraries");
+  cmd->add_flag("--libcalls", o->libcalls,
+                "Record calls into uninstrumented shared libraries (PARLOT_LIBCALLS=1)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print no summary");
   cmd->callback([o, command] { run_record(*o, command); });
 }

@@ -13,6 +13,7 @@ namespace parlot::e2e {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
@@ -118,10 +119,21 @@ TEST(RecordCommand, ReportsAProgramThatCannotRun) {
   EXPECT_THAT(r.err, HasSubstr("no trace in"));
 }
 
-TEST(RecordCommand, LibcallsIsNotSupportedYet) {
-  const RunResult r = parlot({"record", "--libcalls", "--", fixture(), "basic"});
-  EXPECT_EQ(r.exit_status, 2);
-  EXPECT_THAT(r.err, HasSubstr("not supported yet"));
+TEST(RecordCommand, LibcallsRecordsCallsIntoTheCLibrary) {
+  TempDir dir;
+  const RunResult r =
+      parlot({"record", "-q", "--libcalls", "-d", dir.path().string(), "--", fixture(), "basic"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // The fixture's main joins its two threads.
+  const RunResult trace = parlot({"trace", dir.path().string()});
+  ASSERT_EQ(trace.exit_status, 0) << trace.err;
+  EXPECT_THAT(trace.out, HasSubstr("  } /* recurse() */\n  pthread_join();\n  pthread_join();\n"));
+  // Without the option, none.
+  TempDir plain;
+  ASSERT_EQ(
+      parlot({"record", "-q", "-d", plain.path().string(), "--", fixture(), "basic"}).exit_status,
+      0);
+  EXPECT_THAT(parlot({"trace", plain.path().string()}).out, Not(HasSubstr("pthread_join")));
 }
 
 TEST(RecordCommand, NoCompressWritesTheRawStream) {
