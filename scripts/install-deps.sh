@@ -16,6 +16,7 @@ packages=(
   libprotozero-dev protobuf-compiler  # export --format perfetto; protoc --decode in its test
   file  # cpack -G DEB (test/install): finds the ELF files for dpkg-shlibdeps
   chromium libpng-dev  # speedscope_viewer_test: headless browser; reads its screenshot
+  uftrace  # libcalls_test: the reference recorder of library calls; bench comparisons
   "$@"
 )
 # npm installs speedscope below; Debian's npm when the machine has none.

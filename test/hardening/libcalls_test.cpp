@@ -6,6 +6,7 @@
 // hand from the programs (see the comments in libcalls.c).
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "hardening_fixture.h"
 
@@ -225,6 +226,42 @@ TEST_P(Libcalls, ExceptionsAndCancellationUnwindThroughLibraryCalls) {
                       " Noisy::~Noisy(){puts} }"));
   EXPECT_EQ(tree(threads[2]),
             tree_text("sleeps_until_cancelled(void*){ pause Noisy::~Noisy(){puts} }"));
+}
+
+// uftrace (record with its default, library calls on) on the modes where it
+// is right: the same tree, but for the calls only one of the two records
+// (Parlot does not record functions it interposes itself, sigaction and
+// dlsym among them; uftrace does).
+TEST_P(Libcalls, SameTreesAsUftraceWhereUftraceIsRight) {
+  const RunResult which = run({"/bin/sh", "-c", "command -v uftrace"});
+  if (which.exit_status != 0)
+    GTEST_SKIP() << "uftrace is not installed (scripts/install-deps.sh installs it)";
+  const std::string uftrace = which.out.substr(0, which.out.find('\n'));
+  const auto only_one_records = [](const std::string& name) {
+    return optional_call(name) || name == "sigaction()" || name == "dlsym()";
+  };
+  for (const std::string mode : {"qsort", "signal", "pointer"}) {
+    SCOPED_TRACE(mode);
+    TempDir ours, theirs;
+    run_both("libcalls", {mode}, ours);
+    const auto threads = threads_in(ours);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    const std::string data = (theirs.path() / "uftrace.data").string();
+    const RunResult rec = run({uftrace, "record", "-d", data, prog("libcalls"), mode});
+    ASSERT_EQ(rec.exit_status, 0) << rec.err;
+    const RunResult replay = run({uftrace, "replay", "-d", data, "--no-pager", "-f", "none"});
+    ASSERT_EQ(replay.exit_status, 0) << replay.err;
+    // uftrace closes a call with "} /* name */", Parlot with "} /* name() */".
+    std::string text;
+    std::istringstream lines(replay.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (const auto close = line.find("} /* "); close != std::string::npos)
+        line.insert(line.size() - 3, "()");
+      text += line + '\n';
+    }
+    EXPECT_EQ(render(strip_frames(parse_text(threads[0].body), only_one_records)),
+              render(strip_frames(parse_text(text), only_one_records)));
+  }
 }
 
 PARLOT_HARDENING_VARIANTS_OF(Libcalls);
