@@ -81,7 +81,7 @@ struct Object {
   bool versioned = false;  // defines symbol versions (DT_VERDEF)
   bool bind_now = false;   // DF_BIND_NOW / DF_1_NOW: its GOT holds the loader's bindings
   bool instrumented = false;
-  bool parlot = false;  // one of Parlot's own libraries
+  bool parlot = false;  // the runtime or the MPI wrappers (libparlotrt, libparlotmpi)
 };
 
 constexpr std::size_t kMaxObjects = 1024;
@@ -198,7 +198,9 @@ int collect_object(dl_phdr_info* info, std::size_t, void*) {
   if (versym != 0) o.versym = dynamic_pointer<ElfW(Half)>(o, versym);
   if (verneed != 0) o.verneed = dynamic_pointer<ElfW(Verneed)>(o, verneed);
   if (gnu_hash != 0) o.gnu_hash = dynamic_pointer<std::uint32_t>(o, gnu_hash);
-  o.parlot = std::strncmp(base_name(o.name), "libparlot", 9) == 0;
+  const char* base = base_name(o.name);
+  o.parlot =
+      std::strncmp(base, "libparlotrt.", 12) == 0 || std::strncmp(base, "libparlotmpi.", 13) == 0;
   o.instrumented =
       !o.parlot && (calls_hook(o, o.jmprel, o.jmprel_count) || calls_hook(o, o.rela, o.rela_count));
   g_objects[g_object_count++] = o;
