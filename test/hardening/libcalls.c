@@ -17,6 +17,10 @@
  *              from dlsym does not go through the GOT and is not recorded
  *   backtrace  main { qsort { find_main { backtrace } } printf }: glibc's
  *              backtrace() unwinds through a library call into main
+ *   dlopen P   main { plugin_init { plugin_leaf } usleep plugin_pid { getpid }
+ *              dlclose { plugin_fini { plugin_leaf } } printf }: the plugin P
+ *              (dlopened, so patched by the idle flusher during the usleep;
+ *              run with PARLOT_FLUSH_MS=20) calls into the C library
  * Every mode also runs before_main { getppid } (a constructor) and
  * after_main { getppid } (a destructor). */
 #define _GNU_SOURCE
@@ -124,7 +128,7 @@ NOINLINE static int find_main(const void* a, const void* b) {
 }
 
 int main(int argc, char** argv) {
-  HCHECK(argc == 2);
+  HCHECK(argc >= 2);
   const char* mode = argv[1];
   if (strcmp(mode, "qsort") == 0) {
     sort_numbers();
@@ -167,6 +171,16 @@ int main(int argc, char** argv) {
     int v[2] = {2, 1};
     qsort(v, 2, sizeof v[0], find_main);
     printf("main found %d\n", main_found);
+  } else if (strcmp(mode, "dlopen") == 0) {
+    HCHECK(argc == 3);
+    void* plugin = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    HCHECK(plugin != NULL);
+    int (*pid_of)(void) = (int (*)(void))dlsym(plugin, "plugin_pid");
+    HCHECK(pid_of != NULL);
+    usleep(300000);
+    sink = pid_of();
+    dlclose(plugin);
+    printf("loaded %d\n", 1);
   } else {
     return 2;
   }

@@ -180,6 +180,27 @@ TEST_P(Libcalls, BacktraceUnwindsThroughALibraryCall) {
   }
 }
 
+TEST_P(Libcalls, DlopenedLibrariesArePatchedByTheIdleFlusher) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    std::vector<std::string> argv = {prog(p), "dlopen", plugin_library(GetParam())};
+    const RunResult plain = run(argv);
+    RunOptions options;
+    options.env = {"PARLOT_LIBCALLS=1", "PARLOT_FLUSH_MS=20"};
+    const RunResult r = run_traced(argv, run_dir.path(), options);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_EQ(r.out, plain.out);
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    EXPECT_EQ(tree_of(threads[0]),
+              tree_text(std::string(kAround) +
+                        "main{ plugin_init{plugin_leaf} usleep plugin_pid{getpid}"
+                        " dlclose{ plugin_fini{plugin_leaf} } printf }" +
+                        kAfter));
+  }
+}
+
 TEST_P(Libcalls, WithoutTheVariableNoLibraryCallIsRecorded) {
   const RunResult r = run_traced({prog("libcalls"), "qsort"}, dir.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;

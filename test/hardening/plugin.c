@@ -1,6 +1,9 @@
 /* The instrumented shared library dlopen_main loads (twice: from two paths).
  * plugin_entry(n) { plugin_helper { plugin_leaf } }; its constructor and
- * destructor run inside dlopen and dlclose. */
+ * destructor run inside dlopen and dlclose. libcalls (mode dlopen) calls
+ * plugin_pid, which calls getpid in the C library. */
+#include <unistd.h>
+
 #include "hardening_common.h"
 
 volatile int plugin_sink;
@@ -21,4 +24,8 @@ __attribute__((constructor)) NOINLINE static void plugin_init(void) {
 }
 __attribute__((destructor)) NOINLINE static void plugin_fini(void) {
   plugin_leaf(200);
+}
+
+NOINLINE int plugin_pid(void) {
+  return (int)getpid();
 }
