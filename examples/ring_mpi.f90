@@ -20,6 +20,26 @@ contains
     end if
   end subroutine pass_token
 
+  ! Nonblocking: each rank sends its rank to both neighbours and receives
+  ! theirs (MPI_Waitall), then once more completing one request at a time
+  ! (MPI_Waitany), so the Fortran binding's completion calls are traced.
+  subroutine exchange_with_neighbours(rank, nranks)
+    integer, intent(in) :: rank, nranks
+    integer :: ierr, next, prev, which, k, from_prev, mine
+    integer :: requests(2), statuses(MPI_STATUS_SIZE, 2), status(MPI_STATUS_SIZE)
+    next = mod(rank + 1, nranks)
+    prev = mod(rank + nranks - 1, nranks)
+    mine = rank
+    call MPI_Irecv(from_prev, 1, MPI_INTEGER, prev, 11, MPI_COMM_WORLD, requests(1), ierr)
+    call MPI_Isend(mine, 1, MPI_INTEGER, next, 11, MPI_COMM_WORLD, requests(2), ierr)
+    call MPI_Waitall(2, requests, statuses, ierr)
+    call MPI_Irecv(from_prev, 1, MPI_INTEGER, prev, 12, MPI_COMM_WORLD, requests(1), ierr)
+    call MPI_Isend(mine, 1, MPI_INTEGER, next, 12, MPI_COMM_WORLD, requests(2), ierr)
+    do k = 1, 2
+      call MPI_Waitany(2, requests, which, status, ierr)
+    end do
+  end subroutine exchange_with_neighbours
+
   integer function total_of(token)
     integer, intent(in) :: token
     integer :: ierr
@@ -46,6 +66,7 @@ program ring_mpi
     if (nranks > 1) call pass_token(token, rank, nranks)
   end do
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (nranks > 1) call exchange_with_neighbours(rank, nranks)
   total = total_of(token)
   if (rank == 0) print '(a,i0,a,i0,a,i0)', 'ring ranks=', nranks, ' laps=', laps, ' total=', total
   call MPI_Finalize(ierr)

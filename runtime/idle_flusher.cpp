@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 
 #include "hook_state.h"
 #include "process_trace.h"
@@ -15,10 +17,18 @@
 namespace parlot::runtime {
 namespace {
 
-std::atomic<bool> g_started{false};
+// The process whose flusher thread runs (0: none). A fork child has none,
+// whether or not the runtime's fork handlers ran (a flusher started before
+// main, in a process that forks before its first event).
+std::atomic<pid_t> g_flusher_pid{0};
+// Set once the process's tracing is initialised with membarrier registered:
+// a flusher started before main makes no round before.
+std::atomic<bool> g_rounds_enabled{false};
 // True while a round holds threads (finish_process waits for its end).
 std::atomic<bool> g_round_on{false};
-std::uint64_t g_period_ns = 0;
+// Round period (ns): PARLOT_FLUSH_MS / 2. Atomic: a flusher started before
+// main gets the period the process's configuration says at its first event.
+std::atomic<std::uint64_t> g_period_ns{0};
 
 std::uint64_t monotonic_ns() {
   timespec ts;
@@ -38,6 +48,7 @@ void relax(unsigned spins) {
 // One round over the registry (under its lock: no thread starts, ends or
 // forks meanwhile).
 void flush_round() {
+  if (!g_rounds_enabled.load(std::memory_order_acquire)) return;
   ThreadTrace* const head = lock_thread_registry();
   g_round_on.store(true);
   if (tracing_stopped() || head == nullptr) {
@@ -68,9 +79,11 @@ void flush_round() {
 
 void* flusher_main(void*) {
   ignore_hooks_on_this_thread_for_good();
-  const timespec period{static_cast<time_t>(g_period_ns / 1000000000u),
-                        static_cast<long>(g_period_ns % 1000000000u)};
+
   while (!tracing_stopped()) {
+    const std::uint64_t ns = g_period_ns.load(std::memory_order_relaxed);
+    const timespec period{static_cast<time_t>(ns / 1000000000u),
+                          static_cast<long>(ns % 1000000000u)};
     clock_nanosleep(CLOCK_MONOTONIC, 0, &period, nullptr);
     if (tracing_stopped()) break;
     flush_round();
@@ -82,9 +95,13 @@ void* flusher_main(void*) {
 }  // namespace
 
 bool start_idle_flusher(std::uint64_t flush_ms) {
-  if (flush_ms == 0 || g_started.exchange(true)) return true;
-  g_period_ns = flush_ms * 1000000u / 2;
-  if (g_period_ns < 1000000u) g_period_ns = 1000000u;
+  if (flush_ms == 0) return true;
+  std::uint64_t ns = flush_ms * 1000000u / 2;
+  if (ns < 1000000u) ns = 1000000u;
+  g_period_ns.store(ns, std::memory_order_relaxed);
+  const pid_t self = getpid();
+  pid_t running = g_flusher_pid.load();
+  if (running == self || !g_flusher_pid.compare_exchange_strong(running, self)) return true;
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -103,8 +120,32 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
   return ok;
 }
 
+void enable_idle_flush_rounds() {
+  g_rounds_enabled.store(true, std::memory_order_release);
+}
+
+namespace {
+
+// Before main, where a process has instrumented code: started here, the
+// flusher thread is never created from inside a hook (pthread_create
+// allocates, and the first hook may run inside the program's own malloc).
+// PARLOT_FLUSH_MS as config.cpp reads it: digits, else the default.
+[[gnu::constructor(103)]] void start_idle_flusher_before_main() {
+  std::uint64_t flush_ms = 1000;
+  if (const char* v = std::getenv("PARLOT_FLUSH_MS"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end == '\0' && v[0] >= '0' && v[0] <= '9') flush_ms = n;
+  }
+  if (flush_ms == 0 || !instrumented_object_loaded()) return;
+  IgnoreHooksOnThisThread quiet;  // pthread_create may call an instrumented malloc
+  start_idle_flusher(flush_ms);
+}
+
+}  // namespace
+
 void idle_flusher_after_fork_in_child() {
-  g_started.store(false);
+  g_flusher_pid.store(0);
   g_round_on.store(false);
   g_hooks_off.fetch_and(~kFlushRound);
 }

@@ -31,6 +31,11 @@ namespace parlot::runtime {
 /// on without it: SIGKILL may then lose an idle thread's last events).
 bool start_idle_flusher(std::uint64_t flush_ms);
 
+/// Lets the flusher make rounds: called once the process's tracing is
+/// initialised and membarrier is registered (the flusher may have been
+/// started before main, where the process has instrumented code).
+void enable_idle_flush_rounds();
+
 /// Fork child: the flusher thread is not there any more; the next
 /// start_idle_flusher() starts one.
 void idle_flusher_after_fork_in_child();

@@ -396,6 +396,16 @@ void patch_library_calls(const char* spec) {
   pthread_mutex_unlock(&g_patch_lock);
 }
 
+bool instrumented_object_loaded() {
+  pthread_mutex_lock(&g_patch_lock);
+  g_object_count = 0;
+  dl_iterate_phdr(collect_object, nullptr);
+  bool found = false;
+  for (std::size_t i = 0; i < g_object_count && !found; ++i) found = g_objects[i].instrumented;
+  pthread_mutex_unlock(&g_patch_lock);
+  return found;
+}
+
 void patch_library_calls_of_new_objects() {
   if (!g_libcalls_on) return;
   unsigned long long adds = 0;

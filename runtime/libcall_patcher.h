@@ -45,6 +45,11 @@ extern LibcallPatchCounts g_libcall_counts;
 /// Not thread-safe; cold (dlvsym, mprotect). Called before main.
 void patch_library_calls(const char* spec);
 
+/// True when a loaded object is instrumented (calls __cyg_profile_func_enter;
+/// Parlot's own libraries do not count). Cold: reads every object's dynamic
+/// relocations. Call before main or with no dlopen running.
+bool instrumented_object_loaded();
+
 /// Patches the instrumented objects loaded (dlopen) since the last patching,
 /// as patch_library_calls() did at start. Called by the idle flusher's
 /// thread, every round: calls an object makes before it is patched are not

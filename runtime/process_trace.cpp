@@ -397,6 +397,7 @@ void initialise_process() {
   // The flusher's handshake needs an exact fence (membarrier): where the
   // kernel has none, fence_all_threads() only sleeps, which is enough at
   // process end but not for writing a live thread's data.
+  if (ok && g_membarrier_ready && g_config.flush_ms != 0) enable_idle_flush_rounds();
   if (ok && g_membarrier_ready && !start_idle_flusher(g_config.flush_ms)) {
     log_line("cannot start the idle flusher thread: SIGKILL may lose an idle thread's last events");
   }

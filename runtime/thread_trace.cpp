@@ -2,6 +2,7 @@
 
 #include "libcall_patcher.h"
 #include "libcall_shadow.h"
+#include "thread_stack.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -80,16 +81,10 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   t->frames_bytes_ = frames_bytes;
   t->stack_ = ShadowStack(t->frames_, max_depth);
   // The thread's own stack (for handlers on alternate stacks, coroutines).
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    void* lo = nullptr;
-    std::size_t size = 0;
-    if (pthread_attr_getstack(&attr, &lo, &size) == 0 && size != 0) {
-      const auto base = reinterpret_cast<std::uintptr_t>(lo);
-      t->stack_.set_thread_stack(base, base + size);
-      if (g_libcalls_on) map_libcall_shadow(base, base + size, &t->libcall_lo, &t->libcall_hi);
-    }
-    pthread_attr_destroy(&attr);
+  // Not pthread_getattr_np: it allocates (thread_stack.h).
+  if (std::uintptr_t lo = 0, hi = 0; find_thread_stack(&lo, &hi)) {
+    t->stack_.set_thread_stack(lo, hi);
+    if (g_libcalls_on) map_libcall_shadow(lo, hi, &t->libcall_lo, &t->libcall_hi);
   }
   t->codec_ = codec;
   t->discard_ = discard;

@@ -100,6 +100,14 @@ void parlot_mpi_put_fortran_status(parlot_mpi_record* r, const void* status);
 /* Appends a completion from a Fortran status (as parlot_mpi_add_completion). */
 void parlot_mpi_add_fortran_completion(parlot_mpi_record* r, int64_t index, const void* status);
 
+/* The Fortran binding's MPI_Waitall/Testall (`indices` NULL: request i is
+   completion i) and MPI_Waitsome/Testsome (`indices`: the 1-based indices
+   the call returned): adds the first `count` completions of the Fortran
+   statuses array `statuses` (MPI_STATUS_SIZE integers each). Nothing for
+   MPI_STATUSES_IGNORE. */
+void parlot_mpi_add_fortran_completions(parlot_mpi_record* r, const void* statuses,
+                                        int64_t count, const void* indices);
+
 /* The generated functions that collect arguments: out of the wrappers' path. */
 #define PARLOT_MPI_ARGS_FN static __attribute__((noinline, cold, no_instrument_function))
 

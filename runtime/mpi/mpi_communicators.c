@@ -185,3 +185,19 @@ PARLOT_NI void parlot_mpi_add_fortran_completion(parlot_mpi_record* r, int64_t i
   MPI_Status s;
   parlot_mpi_add_completion(r, index, fortran_status(status, &s) ? &s : MPI_STATUS_IGNORE);
 }
+
+PARLOT_NI void parlot_mpi_add_fortran_completions(parlot_mpi_record* r, const void* statuses,
+                                                  int64_t count, const void* indices) {
+  if (&MPI_F_STATUSES_IGNORE == NULL || statuses == NULL ||
+      statuses == (const void*)MPI_F_STATUSES_IGNORE) {
+    return;
+  }
+  /* A Fortran status is MPI_STATUS_SIZE integers: sizeof(MPI_Status) of them. */
+  const size_t words = sizeof(MPI_Status) / sizeof(MPI_Fint);
+  const MPI_Fint* s = (const MPI_Fint*)statuses;
+  const MPI_Fint* index = (const MPI_Fint*)indices;
+  for (int64_t i = 0; i < count && i < PARLOT_MPI_MAX_COMPLETIONS; ++i) {
+    parlot_mpi_add_fortran_completion(r, index != NULL ? (int64_t)index[i] - 1 : i,
+                                      s + (size_t)i * words);
+  }
+}

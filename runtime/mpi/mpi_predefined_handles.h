@@ -16,3 +16,4 @@
 #pragma weak ompi_mpi_op_max
 #endif
 #pragma weak MPI_F_STATUS_IGNORE
+#pragma weak MPI_F_STATUSES_IGNORE

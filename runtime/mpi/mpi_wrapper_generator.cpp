@@ -219,7 +219,8 @@ std::string lower(std::string s) {
 //   waitany = COUNT,INDEX,P / testany = COUNT,INDEX,FLAG,P
 //   waitall = COUNT,P / testall = COUNT,FLAG,P  every request completed
 //   waitsome, testsome = COUNT,OUTCOUNT,INDICES,P
-// (any/all/some: C binding only; the Fortran one records the other fields.)
+// (Fortran binding: indices returned are 1-based and recorded 0-based, as
+// in C; MPI_STATUSES_IGNORE there records no completions.)
 struct ArgumentRule {
   std::string what;
   std::vector<int> at;  // positions; -1 = none
@@ -394,7 +395,7 @@ std::string field_of(const std::string& what) {
   return "PARLOT_MPI_" + up;
 }
 
-bool c_only(const std::string& what) {
+bool completes_from_arrays(const std::string& what) {
   return what == "waitany" || what == "testany" || what == "waitall" || what == "testall" ||
          what == "waitsome" || what == "testsome";
 }
@@ -415,7 +416,27 @@ RecordCode record_code(const Function& f, const std::vector<ArgumentRule>& rules
   const std::string rec = "&parlot_rec";
   for (const ArgumentRule& r : rules) {
     const auto& at = r.at;
-    if (fortran && c_only(r.what)) continue;
+    if (fortran && completes_from_arrays(r.what)) {
+      // Fortran binding: every argument by reference.
+      const std::string count = integer(at[0]);
+      c.before += "  parlot_mpi_put(" + rec + ", PARLOT_MPI_REQUESTS, " + count + ");\n";
+      if (r.what == "waitany" || r.what == "testany") {
+        std::string cond = ok + " && " + integer(at[1]) + " != MPI_UNDEFINED";
+        if (r.what == "testany") cond += " && " + integer(at[2]) + " != 0";
+        c.after += "  if (" + cond + ") parlot_mpi_add_fortran_completion(" + rec + ", " +
+                   integer(at[1]) + " - 1, " + arg(at.back()) + ");\n";
+      } else if (r.what == "waitall" || r.what == "testall") {
+        std::string cond = ok;
+        if (r.what == "testall") cond += " && " + integer(at[1]) + " != 0";
+        c.after += "  if (" + cond + ") parlot_mpi_add_fortran_completions(" + rec + ", " +
+                   arg(at.back()) + ", " + count + ", (const void*)0);\n";
+      } else {  // waitsome, testsome
+        c.after += "  if (" + ok + " && " + integer(at[1]) + " != MPI_UNDEFINED) " +
+                   "parlot_mpi_add_fortran_completions(" + rec + ", " + arg(at.back()) + ", " +
+                   integer(at[1]) + ", " + arg(at[2]) + ");\n";
+      }
+      continue;
+    }
     if (r.what == "dest" || r.what == "source" || r.what == "tag" || r.what == "recv_tag" ||
         r.what == "root") {
       c.before +=

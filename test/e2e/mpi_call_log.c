@@ -401,6 +401,16 @@ void pmpi_recv_(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* source, MP
                 MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierr);
 void pmpi_allreduce_(void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op,
                      MPI_Fint* comm, MPI_Fint* ierr);
+void pmpi_isend_(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* dest, MPI_Fint* tag,
+                 MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr);
+void pmpi_irecv_(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* source, MPI_Fint* tag,
+                 MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr);
+void pmpi_waitall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* statuses, MPI_Fint* ierr);
+void pmpi_waitany_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status,
+                   MPI_Fint* ierr);
+
+/* A Fortran status: sizeof(MPI_Status) integers (MPI_STATUS_SIZE). */
+enum { kFortranStatusWords = sizeof(MPI_Status) / sizeof(MPI_Fint) };
 
 void mpi_init_(MPI_Fint* ierr) {
   line_t l;
@@ -470,4 +480,52 @@ void mpi_allreduce_(void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint*
   add_comm(&l, PMPI_Comm_f2c(*comm));
   finish(&l);
   pmpi_allreduce_(s, r, count, type, op, comm, ierr);
+}
+void mpi_isend_(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* dest, MPI_Fint* tag,
+                MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  line_t l;
+  start(&l, "MPI_Isend");
+  add_int(&l, "dest", *dest);
+  add_int(&l, "tag", *tag);
+  add_bytes(&l, "bytes", NULL, *count, PMPI_Type_f2c(*type));
+  add_comm(&l, PMPI_Comm_f2c(*comm));
+  finish(&l);
+  pmpi_isend_(buf, count, type, dest, tag, comm, request, ierr);
+}
+void mpi_irecv_(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* source, MPI_Fint* tag,
+                MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  line_t l;
+  start(&l, "MPI_Irecv");
+  add_int(&l, "source", *source);
+  add_int(&l, "tag", *tag);
+  add_bytes(&l, "bytes", NULL, *count, PMPI_Type_f2c(*type));
+  add_comm(&l, PMPI_Comm_f2c(*comm));
+  finish(&l);
+  pmpi_irecv_(buf, count, type, source, tag, comm, request, ierr);
+}
+/* The examples pass statuses (never MPI_STATUSES_IGNORE) and at most 20. */
+void mpi_waitall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* statuses, MPI_Fint* ierr) {
+  line_t l;
+  start(&l, "MPI_Waitall");
+  pmpi_waitall_(count, requests, statuses, ierr);
+  MPI_Status s[20];
+  const int n = *count <= 20 ? *count : 20;
+  for (int i = 0; i < n; ++i) PMPI_Status_f2c(statuses + i * kFortranStatusWords, &s[i]);
+  add_completions(&l, n, NULL, s);
+  add_int(&l, "requests", *count);
+  finish(&l);
+}
+void mpi_waitany_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status,
+                  MPI_Fint* ierr) {
+  line_t l;
+  start(&l, "MPI_Waitany");
+  pmpi_waitany_(count, requests, index, status, ierr);
+  if (*index != MPI_UNDEFINED) {
+    const int from_zero = *index - 1;
+    MPI_Status s;
+    PMPI_Status_f2c(status, &s);
+    add_completions(&l, 1, &from_zero, &s);
+  }
+  add_int(&l, "requests", *count);
+  finish(&l);
 }

@@ -139,6 +139,21 @@ TEST_P(Scale, ProgramWithItsOwnInstrumentedMalloc) {
                       " report{ malloc{bump} } }"));
 }
 
+// The first event runs inside the program's malloc, under its lock: the
+// runtime must not allocate there (it once started its flusher thread
+// there, and pthread_create's calloc waited for that lock forever).
+TEST_P(Scale, FirstEventInsideAMallocThatHoldsALock) {
+  RunOptions options;
+  options.timeout_s = 30;
+  const RunResult r = run_traced({prog("malloc_lock")}, dir.path(), options);
+  ASSERT_FALSE(r.timed_out) << "the program hung";
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "allocations 1\n");
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 1u) << last_read.out;
+  EXPECT_THAT(threads[0].body, ::testing::StartsWith("count_allocation();\n"));
+}
+
 // Compiler-generated wrappers of the global constructors (instrumented by
 // gcc, not by clang) are left out of the comparison.
 bool compiler_generated(const std::string& name) {
