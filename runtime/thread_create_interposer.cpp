@@ -23,6 +23,7 @@
 #include "next_symbol.h"
 #include "process_trace.h"
 #include "thread_index.h"
+#include "thread_stack.h"
 
 namespace {
 
@@ -95,13 +96,25 @@ StartArgs take_slot(void* p) {
   return args;
 }
 
+// The new thread's stack, for its first event (thread_stack.h): here it
+// holds no lock of the program's yet. Not in sanitizer builds, where this
+// runs before the sanitizer set the thread up (pthread_getattr_np
+// allocates); the first event then reads /proc/self/maps.
+void remember_stack_at_start() {
+#ifndef PARLOT_SANITIZED_BUILD
+  parlot::runtime::remember_thread_stack();
+#endif
+}
+
 void* start_pthread(void* p) {
   const StartArgs a = take_slot(p);
+  remember_stack_at_start();
   return a.pthread_routine(a.arg);
 }
 
 int start_c11_thread(void* p) {
   const StartArgs a = take_slot(p);
+  remember_stack_at_start();
   return a.c11_routine(a.arg);
 }
 

@@ -2,14 +2,21 @@
 #include "thread_stack.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "process_trace.h"
+
 namespace parlot::runtime {
 namespace {
+
+// The stack remembered by remember_thread_stack() (hi 0: none).
+constinit thread_local std::uintptr_t tls_stack_lo __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local std::uintptr_t tls_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
 
 // Parses a lowercase hex number at `p`, advancing it.
 std::uintptr_t parse_hex(const char*& p, const char* end) {
@@ -95,5 +102,37 @@ bool find_thread_stack(std::uintptr_t* lo, std::uintptr_t* hi) {
   *hi = end;
   return true;
 }
+
+void remember_thread_stack() {
+  IgnoreHooksOnThisThread quiet;
+  const int saved_errno = errno;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* lo = nullptr;
+    std::size_t size = 0;
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0 && size != 0) {
+      tls_stack_lo = reinterpret_cast<std::uintptr_t>(lo);
+      tls_stack_hi = tls_stack_lo + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+  errno = saved_errno;
+}
+
+bool thread_stack(std::uintptr_t* lo, std::uintptr_t* hi) {
+  if (tls_stack_hi != 0) {
+    *lo = tls_stack_lo;
+    *hi = tls_stack_hi;
+    return true;
+  }
+  return find_thread_stack(lo, hi);
+}
+
+namespace {
+// The main thread's, before main.
+[[gnu::constructor(101)]] void remember_main_thread_stack() {
+  remember_thread_stack();
+}
+}  // namespace
 
 }  // namespace parlot::runtime

@@ -1,7 +1,12 @@
-// The calling thread's stack, found without allocating: pthread_getattr_np
-// allocates (a cpuset, and stdio for the main thread's /proc/self/maps), and
-// a thread's first event may run inside the program's own malloc with its
-// lock held, where the runtime must not allocate.
+// The calling thread's stack, known without allocating at its first event:
+// pthread_getattr_np allocates (a cpuset, and stdio for the main thread's
+// /proc/self/maps), and a thread's first event may run inside the program's
+// own malloc with its lock held, where the runtime must not allocate. So
+// the stack is remembered where allocating is safe (a thread's start,
+// before main), and read from /proc/self/maps with raw system calls for a
+// thread started otherwise. (Reading the maps alone is not enough: the
+// kernel merges a thread's stack with an adjacent anonymous mapping, such
+// as a signal stack, into one line.)
 #pragma once
 
 #include <cstdint>
@@ -19,5 +24,17 @@ namespace parlot::runtime {
 /// stack pointer at its first event). Async-signal-safe; cold (a few
 /// system calls and one pass over the maps).
 bool find_thread_stack(std::uintptr_t* lo, std::uintptr_t* hi);
+
+/// Remembers the calling thread's stack as glibc knows it
+/// (pthread_getattr_np), for its first event. Call only where the thread
+/// holds none of the program's locks: a thread's start (the pthread_create
+/// interposer's start routine), before main. Hooks are ignored meanwhile
+/// (pthread_getattr_np may call the program's own malloc). Cold.
+void remember_thread_stack();
+
+/// The calling thread's stack, [*lo, *hi) in bytes: the one remembered,
+/// else find_thread_stack()'s (a thread the interposer did not start).
+/// Allocates nothing. Returns false when neither is known.
+bool thread_stack(std::uintptr_t* lo, std::uintptr_t* hi);
 
 }  // namespace parlot::runtime

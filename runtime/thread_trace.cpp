@@ -82,7 +82,7 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   t->stack_ = ShadowStack(t->frames_, max_depth);
   // The thread's own stack (for handlers on alternate stacks, coroutines).
   // Not pthread_getattr_np: it allocates (thread_stack.h).
-  if (std::uintptr_t lo = 0, hi = 0; find_thread_stack(&lo, &hi)) {
+  if (std::uintptr_t lo = 0, hi = 0; thread_stack(&lo, &hi)) {
     t->stack_.set_thread_stack(lo, hi);
     if (g_libcalls_on) map_libcall_shadow(lo, hi, &t->libcall_lo, &t->libcall_hi);
   }

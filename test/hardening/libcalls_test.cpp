@@ -52,6 +52,25 @@ class Libcalls : public HardeningTest {
   }
   // Both bindings: lazy and -z now.
   std::vector<std::string> programs() const { return {"libcalls", "libcalls_now"}; }
+  // Runs `mode` of both builds and checks the exit status and each thread's
+  // tree, in trace order, against `trees` (tree_text specs). Returns what
+  // the traced runs printed.
+  std::string expect_trees(const std::string& mode, int exit_status,
+                           const std::vector<std::string>& trees) {
+    std::string out;
+    for (const std::string& p : programs()) {
+      SCOPED_TRACE(p);
+      TempDir run_dir;
+      const RunResult r = run_both(p, {mode}, run_dir);
+      EXPECT_EQ(r.exit_status, exit_status) << r.err;
+      out = r.out;
+      const auto threads = threads_in(run_dir);
+      EXPECT_EQ(threads.size(), trees.size()) << last_read.out;
+      for (std::size_t i = 0; i < threads.size() && i < trees.size(); ++i)
+        EXPECT_EQ(tree_of(threads[i]), tree_text(trees[i])) << "thread " << i;
+    }
+    return out;
+  }
 };
 
 constexpr const char* kAround = "before_main{getppid} ";
@@ -76,108 +95,51 @@ TEST_P(Libcalls, CallbacksNestUnderTheLibraryCall) {
 }
 
 TEST_P(Libcalls, LongjmpOutOfACallbackEndsTheLibraryCall) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"longjmp"}, run_dir);
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 1u) << last_read.out;
-    EXPECT_EQ(
-        tree_of(threads[0]),
-        tree_text(std::string(kAround) +
-                  "main{ jump_through_qsort{ qsort{ jump_out } } after_jump{getpid} printf }" +
-                  kAfter));
-  }
+  expect_trees(
+      "longjmp", 0,
+      {std::string(kAround) +
+       "main{ jump_through_qsort{ qsort{ jump_out } } after_jump{getpid} printf }" + kAfter});
 }
 
 TEST_P(Libcalls, SignalHandlerNestsInTheLibraryCallItInterrupted) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"signal"}, run_dir);
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 1u) << last_read.out;
-    EXPECT_EQ(tree_of(threads[0]),
-              tree_text(std::string(kAround) + "main{ raise{ on_usr1{getpid} } printf }" + kAfter));
-  }
+  expect_trees("signal", 0,
+               {std::string(kAround) + "main{ raise{ on_usr1{getpid} } printf }" + kAfter});
 }
 
 TEST_P(Libcalls, ExitInsideALibraryCall) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"exit"}, run_dir);
-    ASSERT_EQ(r.exit_status, 3) << r.err;
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 1u) << last_read.out;
-    // The destructor runs inside exit(), called by the callback.
-    EXPECT_EQ(tree_of(threads[0]),
-              tree_text(std::string(kAround) +
-                        "main{ qsort{ exit_in_callback{ fflush after_main{getppid} } } }"));
-  }
+  // The destructor runs inside exit(), called by the callback.
+  expect_trees(
+      "exit", 3,
+      {std::string(kAround) + "main{ qsort{ exit_in_callback{ fflush after_main{getppid} } } }"});
 }
 
 TEST_P(Libcalls, PthreadExitInsideALibraryCall) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"thread"}, run_dir);
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 2u) << last_read.out;
-    EXPECT_EQ(tree_of(threads[0]),
-              tree_text(std::string(kAround) + "main{ pthread_join printf }" + kAfter));
-    EXPECT_EQ(tree_of(threads[1]), tree_text("in_thread{ qsort{ exit_thread_in_callback } }"));
-  }
+  expect_trees("thread", 0,
+               {std::string(kAround) + "main{ pthread_join printf }" + kAfter,
+                "in_thread{ qsort{ exit_thread_in_callback } }"});
 }
 
 TEST_P(Libcalls, ForkSystemAndPosixSpawnFromLibraryCalls) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"processes"}, run_dir);
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    EXPECT_EQ(r.out, "system 4\n");
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 2u) << last_read.out;
-    // The parent's process comes first (it started first).
-    EXPECT_EQ(tree_of(threads[0]),
-              tree_text(std::string(kAround) +
-                        "main{ fork waitpid system posix_spawnp waitpid printf }" + kAfter));
-    // The child returns from the same fork() call.
-    EXPECT_EQ(tree_of(threads[1]), tree_text("main{ fork child_work{getpid} }"));
-  }
+  // The parent's process comes first (it started first); the child returns
+  // from the same fork() call.
+  const std::string out = expect_trees(
+      "processes", 0,
+      {std::string(kAround) + "main{ fork waitpid system posix_spawnp waitpid printf }" + kAfter,
+       "main{ fork child_work{getpid} }"});
+  EXPECT_EQ(out, "system 4\n");
 }
 
 TEST_P(Libcalls, CallsThroughPointersFromDlsymAreNotRecorded) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"pointer"}, run_dir);
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 1u) << last_read.out;
-    // dlsym is never patched (it reads its caller's return address).
-    EXPECT_EQ(tree_of(threads[0]),
-              tree_text(std::string(kAround) + "main{ call_through_pointer printf }" + kAfter));
-  }
+  // dlsym is never patched (it reads its caller's return address).
+  expect_trees("pointer", 0,
+               {std::string(kAround) + "main{ call_through_pointer printf }" + kAfter});
 }
 
 TEST_P(Libcalls, BacktraceUnwindsThroughALibraryCall) {
-  for (const std::string& p : programs()) {
-    SCOPED_TRACE(p);
-    TempDir run_dir;
-    const RunResult r = run_both(p, {"backtrace"}, run_dir);
-    ASSERT_EQ(r.exit_status, 0) << r.err;
-    EXPECT_EQ(r.out, "main found 1\n");
-    const auto threads = threads_in(run_dir);
-    ASSERT_EQ(threads.size(), 1u) << last_read.out;
-    EXPECT_EQ(
-        tree_of(threads[0]),
-        tree_text(std::string(kAround) + "main{ qsort{ find_main{backtrace} } printf }" + kAfter));
-  }
+  const std::string out = expect_trees(
+      "backtrace", 0,
+      {std::string(kAround) + "main{ qsort{ find_main{backtrace} } printf }" + kAfter});
+  EXPECT_EQ(out, "main found 1\n");
 }
 
 TEST_P(Libcalls, DlopenedLibrariesArePatchedByTheIdleFlusher) {
@@ -213,7 +175,7 @@ TEST_P(Libcalls, WithoutTheVariableNoLibraryCallIsRecorded) {
 TEST_P(Libcalls, ExceptionsAndCancellationUnwindThroughLibraryCalls) {
   const RunResult r = run_both("libcalls_cxx", {}, dir);
   ASSERT_EQ(r.exit_status, 0) << r.err;
-  EXPECT_EQ(r.out, "caught at\n~Noisy\n~Noisy\n");
+  EXPECT_EQ(r.out, "caught at\nfrom comparator\n~Noisy\n~Noisy\n");
   const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 3u) << last_read.out;
   // Only the program's own functions and the library calls that matter.
@@ -222,6 +184,8 @@ TEST_P(Libcalls, ExceptionsAndCancellationUnwindThroughLibraryCalls) {
         "main()",
         "element_or_zero(std::vector<int, std::allocator<int> > const&, unsigned long)",
         "std::__throw_out_of_range_fmt(char const*, ...)",
+        "sort_or_catch()",
+        "throwing_compare(void const*, void const*)",
         "puts()",
         "exits_in_callback(void*)",
         "sleeps_until_cancelled(void*)",
@@ -241,7 +205,8 @@ TEST_P(Libcalls, ExceptionsAndCancellationUnwindThroughLibraryCalls) {
       tree(threads[0]),
       tree_text(
           "main{ element_or_zero(std::vector<int,_std::allocator<int>_>_const&,_unsigned_long){ "
-          "std::__throw_out_of_range_fmt(char_const*,_...) puts } }"));
+          "std::__throw_out_of_range_fmt(char_const*,_...) puts }"
+          " sort_or_catch{ qsort{ throwing_compare(void_const*,_void_const*) } puts } }"));
   EXPECT_EQ(tree(threads[1]),
             tree_text("exits_in_callback(void*){ qsort{ exit_thread(void_const*,_void_const*) }"
                       " Noisy::~Noisy(){puts} }"));
