@@ -20,9 +20,12 @@
 # per event = (parlot - no-op) / events.
 # Usage: bench/flat_cost.sh [OUTDIR]  (default bench-results/flat)
 # Environment: PARLOT_BUILD_DIR (build), ROUNDS (3), LENGTHS ("1e8 1e10"),
-#   THREADS ("1 2 4 8 16"), THREAD_EVENTS (4e8), STENCIL_N (2000),
+#   THREADS ("1 2 4 8 16"), THREAD_EVENTS (4e8), STENCIL_N (2000; 0 = no stencil),
 #   STENCIL_SWEEPS (25), PARLOT_ENV (extra VAR=value settings for the traced
-#   runs, e.g. "PARLOT_FLUSH_MS=0").
+#   runs, e.g. "PARLOT_FLUSH_MS=0"), PARLOT_RUNTIME (the runtime to measure,
+#   default the build's libparlotrt.so), BASE_RUNTIME (optional: another
+#   runtime, e.g. a copy of an older build, run as a third configuration
+#   "base" in every round, for before/after comparisons).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,10 +40,13 @@ thread_events="${THREAD_EVENTS:-4e8}"
 stencil_n="${STENCIL_N:-2000}"
 stencil_sweeps="${STENCIL_SWEEPS:-25}"
 read -r -a parlot_env <<<"${PARLOT_ENV:-}"
-rt="$build/runtime/libparlotrt.so"
+rt="${PARLOT_RUNTIME:-$build/runtime/libparlotrt.so}"
+base_rt="${BASE_RUNTIME:-}"
+configs=(noop parlot)
+[ -n "$base_rt" ] && configs=(noop base parlot)
 prog="$build/bench/flat_cost_loop"
 reader="$build/reader/parlot-read"
-for f in "$rt" "$prog" "$reader"; do
+for f in "$rt" "$prog" "$reader" ${base_rt:+"$base_rt"}; do
   [ -x "$f" ] || [ -f "$f" ] || { echo "missing $f (build first)" >&2; exit 1; }
 done
 work="$(mktemp -d "${TMPDIR:-/tmp}/flat-cost.XXXXXX")"
@@ -55,7 +61,11 @@ run() {
   local name=$1 config=$2
   shift 2
   local envs=()
-  [ "$config" = parlot ] && envs=(LD_PRELOAD="$rt" PARLOT_DIR="$work/trace" PARLOT_QUIET=1
+  case $config in
+    parlot) envs=(LD_PRELOAD="$rt") ;;
+    base) envs=(LD_PRELOAD="$base_rt") ;;
+  esac
+  [ "$config" != noop ] && envs+=(PARLOT_DIR="$work/trace" PARLOT_QUIET=1
     ${parlot_env[@]+"${parlot_env[@]}"})
   rm -rf "$work/trace"
   env ${envs[@]+"${envs[@]}"} /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" >"$work/stdout"
@@ -65,7 +75,7 @@ run() {
   echo "$wall" >>"$work/$name.$config.wall"
   local expected
   expected=$(awk '$1 == "events" { print $2 }' "$work/stdout")
-  if [ "$config" = parlot ]; then
+  if [ "$config" != noop ]; then
     local traced
     traced=$("$reader" info "$work/trace" | awk '/^total:/ { print $4; exit }')
     if [ -n "$expected" ] && [ "$traced" != "$expected" ]; then
@@ -78,44 +88,60 @@ run() {
 
 # row LABEL NAME: a table row from the runs of NAME.
 row() {
-  local label=$1 name=$2 events noop parlot
+  local label=$1 name=$2 events noop parlot base=-1 base_wall=-1
   events=$(cat "$work/$name.events")
   noop=$(median <"$work/$name.noop.cpu")
   parlot=$(median <"$work/$name.parlot.cpu")
-  awk -v l="$label" -v e="$events" -v n="$noop" -v p="$parlot" \
+  if [ -n "$base_rt" ]; then
+    base=$(median <"$work/$name.base.cpu")
+    base_wall=$(median <"$work/$name.base.wall")
+  fi
+  awk -v l="$label" -v e="$events" -v n="$noop" -v p="$parlot" -v b="$base" -v bw="$base_wall" \
     -v nw="$(median <"$work/$name.noop.wall")" -v pw="$(median <"$work/$name.parlot.wall")" 'BEGIN {
-    printf "| %s | %.0f | %.2f / %.2f | %.2f / %.2f | %.2f | %.2f | %.2f |\n", l, e, nw, n, pw, p,
-      n * 1e9 / e, p * 1e9 / e, (p - n) * 1e9 / e }'
+    printf "| %s | %.0f | %.2f / %.2f | ", l, e, nw, n
+    if (b >= 0) printf "%.2f / %.2f | ", bw, b
+    printf "%.2f / %.2f | %.2f | ", pw, p, n * 1e9 / e
+    if (b >= 0) printf "%.2f | %.2f | ", b * 1e9 / e, (b - n) * 1e9 / e
+    printf "%.2f | %.2f |\n", p * 1e9 / e, (p - n) * 1e9 / e }'
 }
 
 header() {
-  echo "| $1 | events | no-op wall / CPU s | Parlot wall / CPU s | no-op CPU ns/event | Parlot CPU ns/event | Parlot added CPU ns/event |"
-  echo "|---|---|---|---|---|---|---|"
+  if [ -n "$base_rt" ]; then
+    echo "| $1 | events | no-op wall / CPU s | base wall / CPU s | Parlot wall / CPU s | no-op CPU ns/event | base CPU ns/event | base added CPU ns/event | Parlot CPU ns/event | Parlot added CPU ns/event |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+  else
+    echo "| $1 | events | no-op wall / CPU s | Parlot wall / CPU s | no-op CPU ns/event | Parlot CPU ns/event | Parlot added CPU ns/event |"
+    echo "|---|---|---|---|---|---|---|"
+  fi
 }
 
 for r in $(seq "$rounds"); do
   for e in "${lengths[@]}"; do
-    for c in noop parlot; do run "len-$e" "$c" "$prog" loop "$(int "$e")" 1; done
+    for c in "${configs[@]}"; do run "len-$e" "$c" "$prog" loop "$(int "$e")" 1; done
   done
   for t in "${threads[@]}"; do
-    for c in noop parlot; do run "thr-$t" "$c" "$prog" loop "$(int "$thread_events")" "$t"; done
+    for c in "${configs[@]}"; do run "thr-$t" "$c" "$prog" loop "$(int "$thread_events")" "$t"; done
   done
-  for c in noop parlot; do
-    OMP_NUM_THREADS=2 run stencil "$c" "$prog" stencil "$stencil_n" "$stencil_sweeps"
-  done
+  if [ "$stencil_n" != 0 ]; then
+    for c in "${configs[@]}"; do
+      OMP_NUM_THREADS=2 run stencil "$c" "$prog" stencil "$stencil_n" "$stencil_sweeps"
+    done
+  fi
 done
 
 {
-  echo "### Run length: one thread, call-dense loop (median of $rounds interleaved runs)"
-  echo
-  header "events asked"
-  for e in "${lengths[@]}"; do row "$e" "len-$e"; done
-  echo
+  if [ "${#lengths[@]}" -ne 0 ]; then
+    echo "### Run length: one thread, call-dense loop (median of $rounds interleaved runs)"
+    echo
+    header "events asked"
+    for e in "${lengths[@]}"; do row "$e" "len-$e"; done
+    echo
+  fi
   echo "### Threads: call-dense loop, $thread_events events in all; OpenMP stencil (median of $rounds interleaved runs)"
   echo
   header "workload"
   for t in "${threads[@]}"; do row "loop, $t thread(s)" "thr-$t"; done
-  row "stencil ${stencil_n}x${stencil_n}, $stencil_sweeps sweeps, OMP_NUM_THREADS=2" stencil
+  [ "$stencil_n" != 0 ] && row "stencil ${stencil_n}x${stencil_n}, $stencil_sweeps sweeps, OMP_NUM_THREADS=2" stencil
   echo
-  echo "CPU = user + sys (/usr/bin/time), $(nproc) cores; settings of the traced runs: ${PARLOT_ENV:-defaults}."
+  echo "CPU = user + sys (/usr/bin/time), $(nproc) cores; settings of the traced runs: ${PARLOT_ENV:-defaults}; Parlot = $rt${base_rt:+, base = $base_rt}."
 } | tee "$out/flat_cost.md"
