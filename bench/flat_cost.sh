@@ -25,7 +25,10 @@
 #   runs, e.g. "PARLOT_FLUSH_MS=0"), PARLOT_RUNTIME (the runtime to measure,
 #   default the build's libparlotrt.so), BASE_RUNTIME (optional: another
 #   runtime, e.g. a copy of an older build, run as a third configuration
-#   "base" in every round, for before/after comparisons).
+#   "base" in every round, for before/after comparisons), BASE_ENV (extra
+#   VAR=value settings for the base configuration only, after PARLOT_ENV:
+#   e.g. BASE_RUNTIME=build/runtime/libparlotrt.so BASE_ENV=PARLOT_FLUSH_MS=0
+#   compares two settings of one runtime).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -40,6 +43,7 @@ thread_events="${THREAD_EVENTS:-4e8}"
 stencil_n="${STENCIL_N:-2000}"
 stencil_sweeps="${STENCIL_SWEEPS:-25}"
 read -r -a parlot_env <<<"${PARLOT_ENV:-}"
+read -r -a base_env <<<"${BASE_ENV:-}"
 rt="${PARLOT_RUNTIME:-$build/runtime/libparlotrt.so}"
 base_rt="${BASE_RUNTIME:-}"
 configs=(noop parlot)
@@ -67,6 +71,7 @@ run() {
   esac
   [ "$config" != noop ] && envs+=(PARLOT_DIR="$work/trace" PARLOT_QUIET=1
     ${parlot_env[@]+"${parlot_env[@]}"})
+  [ "$config" = base ] && envs+=(${base_env[@]+"${base_env[@]}"})
   rm -rf "$work/trace"
   env ${envs[@]+"${envs[@]}"} /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" >"$work/stdout"
   local wall user sys
@@ -143,5 +148,5 @@ done
   for t in "${threads[@]}"; do row "loop, $t thread(s)" "thr-$t"; done
   [ "$stencil_n" != 0 ] && row "stencil ${stencil_n}x${stencil_n}, $stencil_sweeps sweeps, OMP_NUM_THREADS=2" stencil
   echo
-  echo "CPU = user + sys (/usr/bin/time), $(nproc) cores; settings of the traced runs: ${PARLOT_ENV:-defaults}; Parlot = $rt${base_rt:+, base = $base_rt}."
+  echo "CPU = user + sys (/usr/bin/time), $(nproc) cores; settings of the traced runs: ${PARLOT_ENV:-defaults}; Parlot = $rt${base_rt:+, base = $base_rt ${BASE_ENV:-}}."
 } | tee "$out/flat_cost.md"
