@@ -90,10 +90,9 @@ class ShadowStack {
     // Fast: nothing open, a callee below its caller on the thread stack, or
     // an inlined callee (its host's stack pointer and call site, another
     // function), the same decisions enter_slow takes for these cases.
-    const ShadowFrame* top = depth_ == 0 ? nullptr : &frames_[depth_ - 1];
-    if (top == nullptr ||
-        (top->sp > sp && sp - stack_lo_ < stack_size_ && top->sp - stack_lo_ < stack_size_) ||
-        (top->sp == sp && top->call_site == call_site && top->function != fn)) [[likely]] {
+    // (Tests depth_, not a null top frame: gcc would compute its address,
+    // then test that.)
+    if (depth_ == 0 || top_holds_callee(fn, call_site, sp)) [[likely]] {
       // Below the depth already reached (and below capacity and the record
       // depth): one compare covers the three.
       if (depth_ < fast_depth_) [[likely]] {
@@ -104,6 +103,17 @@ class ShadowStack {
       return push_checked(fn, call_site, sp, id, emit);
     }
     return enter_slow(fn, call_site, sp, id, emit);
+  }
+
+  /// True when the top frame (depth() != 0) is the caller of an entry of
+  /// `fn` from `call_site` at `sp`: `sp` below it on the thread stack, or an
+  /// inlined callee (the top's stack pointer and call site, another
+  /// function).
+  [[gnu::always_inline]] inline bool top_holds_callee(std::uintptr_t fn, std::uintptr_t call_site,
+                                                      std::uintptr_t sp) const {
+    const ShadowFrame& top = frames_[depth_ - 1];
+    return (top.sp > sp && sp - stack_lo_ < stack_size_ && top.sp - stack_lo_ < stack_size_) ||
+           (top.sp == sp && top.call_site == call_site && top.function != fn);
   }
 
   /// Exit hook of `fn` at stack pointer `sp`: finds the exiting frame, pops
