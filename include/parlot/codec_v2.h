@@ -142,21 +142,20 @@ struct RankModel {
     const std::uint32_t n = pos < kWalkLimit ? pos : kWalkLimit;
     std::uint32_t sibling = 0xffffffffu;
     std::uint32_t caller = 0xffffffffu;
+    std::uint32_t depth = 0;  // exits seen minus entries seen, walking back
     bool sibling_known = false;
-    // Entries minus exits seen, walking back: the caller is the entry that
-    // takes it to 1 (first event: sibling 0), the previous sibling the entry
-    // that first brings it back to 0. Branch-light: one add per event, the
-    // tests rarely true (the kind of event is not branched on).
-    std::int32_t balance = 0;
     for (std::uint32_t k = 1; k <= n; ++k) {
       const std::uint32_t v = lz.at(pos - k);
-      balance += v != 0 ? 1 : -1;
-      if (balance == 1) {
+      if (v == 0) {
+        ++depth;
+        continue;
+      }
+      if (depth == 0) {
         caller = v;
-        if (k == 1) sibling = 0;
+        if (!sibling_known) sibling = 0;  // first event of the caller's body
         break;
       }
-      if (balance == 0 && !sibling_known) {
+      if (--depth == 0 && !sibling_known) {
         sibling = v;
         sibling_known = true;
       }

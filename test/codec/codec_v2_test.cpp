@@ -286,9 +286,10 @@ std::uint32_t reference_context_slot(const parlot::codec::LzModel& lz) {
 
 }  // namespace structure
 
-// RankModel::context_slot (the branch-light walk) finds the context the
-// reference walk finds, at every position of balanced, unbalanced (exits
-// at depth 0) and deep streams, with IDs up to kMaxValue.
+// RankModel::context_slot finds the context the reference walk finds, at
+// every position of balanced, unbalanced (exits at depth 0) and deep
+// streams, with IDs up to kMaxValue: a faster walk (a branch-light one was
+// tried, see docs/BENCHMARKS.md "Reader speed") must pass this unchanged.
 TEST(CodecV2, ContextWalkMatchesTheReferenceWalk) {
   std::vector<std::vector<std::uint32_t>> streams = {
       random_calls(30000, 7, 1), random_calls(30000, 300, 2), quicksort_calls(2000, 3)};
