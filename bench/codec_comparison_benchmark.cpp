@@ -168,7 +168,11 @@ class ParlotCodec final : public Codec {
   }
 
   std::uint64_t decompress(const Stream& s, const Compressed& c) override {
-    codec::Decoder d(id_);
+    // One decoder for every run, reset per stream (as the reader's worker
+    // threads reuse theirs): the model is not allocated per decode.
+    if (!decoder_) decoder_ = std::make_unique<codec::Decoder>(id_);
+    codec::Decoder& d = *decoder_;
+    d.reset();
     std::size_t block = 0;
     std::size_t off = 0;
     std::uint64_t total = 0;
@@ -213,6 +217,7 @@ class ParlotCodec final : public Codec {
   }
 
  private:
+  std::unique_ptr<codec::Decoder> decoder_;
   parlot::format::Codec id_;
   const char* name_;
   AppendSink sink_;

@@ -57,6 +57,40 @@ class CallStackTracker {
     return {CallEvent::Kind::kEnter, id, static_cast<std::uint32_t>(stack_.size() - 1), c};
   }
 
+  /// push() of each of the `n` events at `ids`, into `out[0..n)`; the same
+  /// results and errors, with the stack in registers (the batch loop of
+  /// `stats` and `classes`). `out` may not alias `ids`.
+  void push_all(const std::uint32_t* ids, std::size_t n, CallEvent* out) {
+    std::size_t depth = stack_.size();
+    stack_.resize(depth + n);  // room for n entries: no growth in the loop
+    std::uint32_t* const st = stack_.data();
+    const std::uint64_t first = index_;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t id = ids[i];
+      if (id == 0) {
+        if (depth == 0) [[unlikely]] {
+          stack_.resize(0);
+          index_ = first + i + 1;
+          unbalanced_exit();
+        }
+        --depth;
+        out[i] = {CallEvent::Kind::kExit, st[depth], static_cast<std::uint32_t>(depth),
+                  depth == 0 ? 0 : st[depth - 1]};
+      } else {
+        if ((function_count_ != 0 && id > function_count_) || depth == kMaxDepth) [[unlikely]] {
+          stack_.resize(depth);
+          index_ = first + i + 1;
+          bad_entry(id);
+        }
+        out[i] = {CallEvent::Kind::kEnter, id, static_cast<std::uint32_t>(depth),
+                  depth == 0 ? 0 : st[depth - 1]};
+        st[depth++] = id;
+      }
+    }
+    stack_.resize(depth);
+    index_ = first + n;
+  }
+
   /// Calls still open (innermost last).
   const std::vector<std::uint32_t>& open_calls() const { return stack_; }
 

@@ -301,6 +301,28 @@ class Decoder {
       : lz_(codec != format::Codec::kRawWords),
         v2_(codec == format::Codec::kLzRank ? std::make_unique<v2::Decoder>() : nullptr) {}
 
+  /// Back to the state of a new decoder of the same codec (a new stream),
+  /// keeping its memory (codec 2: the model, reset instead of allocated).
+  void reset() {
+    if (v2_) v2_->reset();
+    model_.reset();
+    state_ = State::kLength;
+    high_pending_ = false;
+    high_ = 0;
+    match_left_ = 0;
+    match_slot_ = 0;
+    group_ = 0;
+    group_left_ = 0;
+    in_ = in_end_ = in_begin_ = nullptr;
+    status_ = Status::kOk;
+    error_ = "";
+    error_offset_ = 0;
+  }
+  /// The codec this decoder reads.
+  format::Codec codec() const {
+    return v2_ ? format::Codec::kLzRank : lz_ ? format::Codec::kLzZe : format::Codec::kRawWords;
+  }
+
   /// Makes `n` bytes at `data` the current input. Must only be called after
   /// `next` reported kNeedInput (or before the first call). The bytes must stay
   /// valid until the next call to `feed`. Codec 2: a block's payload (whole

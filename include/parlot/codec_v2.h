@@ -645,6 +645,25 @@ class Decoder {
     return n;
   }
 
+  /// Back to the state of a new decoder (a new stream), keeping the
+  /// model's memory: cheaper than another Decoder (no allocation, no page
+  /// faults), for a reader going through many threads.
+  void reset() {
+    model_.lz.reset();
+    model_.rank.reset();
+    rc_ = RangeDecoder{};
+    slot_ = nullptr;
+    seg_left_ = 0;
+    match_left_ = 0;
+    match_slot_ = 0;
+    last_len_ = 0;
+    literal_pending_ = false;
+    in_ = in_end_ = in_begin_ = nullptr;
+    status_ = DecodeStatus::kOk;
+    error_ = "";
+    error_offset_ = 0;
+  }
+
   DecodeStatus status() const { return status_; }
   const char* error() const { return error_; }
   std::size_t error_offset() const { return error_offset_; }

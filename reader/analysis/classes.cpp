@@ -20,6 +20,21 @@ std::uint64_t FingerprintBuilder::edge_hash(FunctionKey caller, FunctionKey call
   return h ^ (h >> 27);
 }
 
+void FingerprintBuilder::push(std::span<const Event> events) {
+  if (by_ != ClassBy::kTrace) {
+    for (const Event& e : events) push(e);
+    return;
+  }
+  // The same hash as push(e), with the state in registers.
+  std::uint64_t h = trace_;
+  for (const Event& e : events) {
+    h = (h ^ (e.enter ? e.function : 0x2545f4914f6cdd1dull)) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  trace_ = h;
+  events_ += events.size();
+}
+
 std::uint64_t FingerprintBuilder::finish() {
   switch (by_) {
     case ClassBy::kTrace:

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -51,6 +52,8 @@ class FingerprintBuilder {
         break;
     }
   }
+  /// push() of each of `events` in order (the key's switch taken once).
+  void push(std::span<const Event> events);
   /// The thread's class hash (events included for --by trace).
   std::uint64_t finish();
   std::uint64_t events() const { return events_; }

@@ -72,8 +72,10 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
     analysis::OpenStack stack;
     std::unordered_set<std::uint64_t> edges;
     // Without --similarity, the loop is the fingerprint alone (the common
-    // case, 10^8-10^9 events a thread).
-    for (analysis::Event e; !o.similarity && stream->next(e);) fp.push(e);
+    // case, 10^8-10^9 events a thread), a batch at a time.
+    for (std::vector<analysis::Event> batch; !o.similarity && stream->next_events(batch);) {
+      fp.push(batch);
+    }
     for (analysis::Event e; o.similarity && stream->next(e);) {
       fp.push(e);
       if (e.enter) {

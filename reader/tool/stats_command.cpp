@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "analysis/call_counts.h"
 #include "analysis/summary_bytes.h"
 #include "commands.h"
 #include "parallel.h"
@@ -39,36 +40,37 @@ struct CallStats {
   }
 };
 
-// One thread's counts, by function ID of its process, then named. Runs on
-// a worker thread: touches only its stream and const input.
+// One thread's counts, by function ID of its process (analysis::CallCounts,
+// a batch of call events at a time), then named. Runs on a worker thread:
+// touches only its stream and const input.
 CallStats thread_stats(ThreadStream& stream, const ProcessFunctions& functions,
                        const analysis::NameTable& names) {
-  std::vector<std::uint64_t> dense(functions.key.size(), 0);
-  std::unordered_map<std::uint32_t, std::uint64_t> sparse;  // IDs beyond the table
-  std::unordered_map<std::uint64_t, std::uint64_t> edges;
-  for (CallEvent e; stream.next_call(e);) {
-    if (e.kind != CallEvent::Kind::kEnter) continue;
-    if (e.function_id < dense.size()) {
-      ++dense[e.function_id];
-    } else {
-      ++sparse[e.function_id];
+  analysis::CallCounts counts(functions.key.size());
+  for (auto batch = stream.next_calls(); !batch.empty(); batch = stream.next_calls()) {
+    for (const CallEvent& e : batch) {
+      if (e.kind == CallEvent::Kind::kEnter) counts.add(e.caller_id, e.function_id);
     }
-    ++edges[static_cast<std::uint64_t>(e.caller_id) << 32 | e.function_id];
   }
-  auto name = [&](std::uint32_t id) {
-    if (id == 0) return std::string("<thread>");
-    if (id < functions.key.size()) return names.name(functions.key[id]);
-    return visible_text(fmt::format("#{}", id));
+  // Names of the IDs seen, each made once.
+  std::unordered_map<std::uint32_t, std::string> named;
+  auto name = [&](std::uint32_t id) -> const std::string& {
+    auto [it, fresh] = named.try_emplace(id);
+    if (fresh) {
+      if (id == 0) {
+        it->second = "<thread>";
+      } else if (id < functions.key.size()) {
+        it->second = names.name(functions.key[id]);
+      } else {
+        it->second = visible_text(fmt::format("#{}", id));
+      }
+    }
+    return it->second;
   };
   CallStats s;
   s.marks = stream.summary().marks.size();
-  for (std::uint32_t id = 1; id < dense.size(); ++id) {
-    if (dense[id] != 0) s.calls[name(id)] += dense[id];
-  }
-  for (const auto& [id, n] : sparse) s.calls[name(id)] += n;
-  for (const auto& [key, n] : edges) {
-    s.edges[{name(static_cast<std::uint32_t>(key >> 32)), name(static_cast<std::uint32_t>(key))}] +=
-        n;
+  for (const auto& e : counts.edges()) {
+    s.calls[name(e.callee)] += e.calls;
+    s.edges[{name(e.caller), name(e.callee)}] += e.calls;
   }
   return s;
 }

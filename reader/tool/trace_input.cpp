@@ -65,6 +65,35 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
   }
 }
 
+std::span<const CallEvent> ThreadStream::next_calls() {
+  if (calls_.empty()) calls_.resize(kCallBatch);
+  CallEvent* const out = calls_.data();
+  std::size_t n = 0;
+  while (n == 0) {
+    if (pos_ == batch_.size()) {
+      batch_ = reader_.next_batch();
+      pos_ = 0;
+      if (batch_.empty()) break;
+    }
+    // Raw events of this batch still before the closing exits, at most what
+    // fits.
+    const std::size_t take = static_cast<std::size_t>(
+        std::min<std::uint64_t>({batch_.size() - pos_, program_events_ - consumed_, kCallBatch}));
+    if (take == 0) break;
+    const std::uint32_t* in = batch_.data() + pos_;
+    tracker_.push_all(in, take, out);
+    if (!filtering_) {
+      n = take;
+    } else {
+      // In place: out[n] is at or before out[i].
+      for (std::size_t i = 0; i < take; ++i) n += filter_.push(out[i], out[n]);
+    }
+    pos_ += take;
+    consumed_ += take;
+  }
+  return {out, n};
+}
+
 TraceInput::TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns)
     : options_(o) {
   for (auto& process : open_trace_directory(o.dir)) {

@@ -80,6 +80,24 @@ class ThreadStream final : public analysis::EventSource {
       if (!filtering_ || filter_.push(c, c)) return true;
     }
   }
+  /// The same stream as next_call(), a batch at a time: the next up to
+  /// kCallBatch CallEvents (tracked, filtered), empty at the end. The span
+  /// stays valid until the next call. Do not mix with next() or
+  /// next_call(). Throws FormatError (the decoder's, the tracker's).
+  std::span<const CallEvent> next_calls();
+  /// Most events next_calls() returns at once.
+  static constexpr std::size_t kCallBatch = 4096;
+  /// next_calls() as analysis Events (functions keyed as next() keys them),
+  /// into `out` (resized to the batch); false at the end.
+  bool next_events(std::vector<analysis::Event>& out) {
+    const auto calls = next_calls();
+    out.resize(calls.size());
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      out[i] = {calls[i].kind == CallEvent::Kind::kEnter, functions_.key_of(calls[i].function_id),
+                calls[i].depth};
+    }
+    return !calls.empty();
+  }
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
   /// The thread's marks, labels quoted and escaped (quoted_visible_text).
   std::span<const Mark> marks() const override { return shown_marks_; }
@@ -95,6 +113,7 @@ class ThreadStream final : public analysis::EventSource {
   std::size_t pos_ = 0;
   std::uint64_t consumed_ = 0;                        // raw events taken from the file
   std::uint64_t program_events_ = ~std::uint64_t{0};  // events before the closing exits
+  std::vector<CallEvent> calls_;                      // next_calls()' batch
   std::vector<Mark> shown_marks_;
 };
 

@@ -4,11 +4,13 @@
 // divergence. No files: the analyses consume streams.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "analysis/call_counts.h"
 #include "analysis/classes.h"
 #include "analysis/divergence.h"
 #include "analysis/filter.h"
@@ -227,6 +229,78 @@ TEST(DivergenceTest, MarksAreShownInTheContextAndNeverDecide) {
   // Right's mark sits before s's exit (event 4), inside s: on the right's
   // side only, so the common context shows left's marks.
   EXPECT_EQ(text.find("before exit"), std::string::npos) << text;
+}
+
+// CallCounts gives the edge counts a map keyed by (caller, callee) gives, on
+// a random call stream with several callers per callee (the dense last-caller
+// slot keeps missing), IDs beyond the dense table (the hash table alone) and
+// enough distinct edges to grow its table several times.
+TEST(CallCounts, CountsEveryEdgeAsAMapDoes) {
+  std::mt19937 rng(21);
+  CallCounts counts(200);  // IDs 1..200 dense; up to 400 occur
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> expected;
+  std::vector<std::uint32_t> stack;
+  for (int i = 0; i < 200000; ++i) {
+    if (!stack.empty() && rng() % 2 == 0) {
+      stack.pop_back();
+      continue;
+    }
+    const std::uint32_t callee = 1 + rng() % (i < 100000 ? 20 : 400);
+    const std::uint32_t caller = stack.empty() ? 0 : stack.back();
+    counts.add(caller, callee);
+    ++expected[{caller, callee}];
+    stack.push_back(callee);
+  }
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> got;
+  for (const auto& e : counts.edges()) {
+    EXPECT_TRUE(got.emplace(std::make_pair(e.caller, e.callee), e.calls).second)
+        << "edge listed twice: " << e.caller << " -> " << e.callee;
+  }
+  EXPECT_GT(expected.size(), 1000u);
+  EXPECT_EQ(got, expected);
+}
+
+// CallStackTracker::push_all gives the events push() gives, and the same
+// error at the same event index for an exit with no open call.
+TEST(CallStackTracker, PushAllIsPushInABatch) {
+  std::mt19937 rng(5);
+  std::vector<std::uint32_t> ids;
+  std::size_t depth = 0;
+  for (int i = 0; i < 50000; ++i) {
+    const bool exit = depth != 0 && rng() % 2 == 0;
+    ids.push_back(exit ? 0 : 1 + rng() % 9);
+    depth = exit ? depth - 1 : depth + 1;
+  }
+  CallStackTracker one(9, "one"), batched(9, "batched");
+  std::vector<CallEvent> out(ids.size());
+  for (std::size_t at = 0; at < ids.size(); at += 777) {
+    batched.push_all(ids.data() + at, std::min<std::size_t>(777, ids.size() - at), out.data() + at);
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const CallEvent e = one.push(ids[i]);
+    ASSERT_TRUE(e.kind == out[i].kind && e.function_id == out[i].function_id &&
+                e.depth == out[i].depth && e.caller_id == out[i].caller_id)
+        << "event " << i;
+  }
+  EXPECT_EQ(one.open_calls(), batched.open_calls());
+
+  CallStackTracker bad(9, "bad");
+  const std::uint32_t unbalanced[] = {1, 0, 0, 2};
+  CallEvent sink[4];
+  try {
+    bad.push_all(unbalanced, 4, sink);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 2u);
+  }
+  CallStackTracker unknown(9, "unknown");
+  const std::uint32_t beyond[] = {1, 2, 10};
+  try {
+    unknown.push_all(beyond, 3, sink);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 2u);
+  }
 }
 
 }  // namespace

@@ -250,3 +250,126 @@ TEST(CodecV2, FlippedBitsNeverCrashAndStayIn31Bits) {
 }
 
 }  // namespace
+
+namespace structure {
+
+// The structural walk as docs/FORMAT.md states it (and as the first codec-2
+// encoder wrote it): back at most 64 events, an exit deepens, an entry at
+// depth 0 is the caller, the entry that brings the depth back to 0 first
+// is the previous sibling; unfound parts 0xffffffff.
+std::uint32_t reference_context_slot(const parlot::codec::LzModel& lz) {
+  const std::uint32_t pos = lz.position();
+  const std::uint32_t n = pos < v2::kWalkLimit ? pos : v2::kWalkLimit;
+  std::uint32_t sibling = 0xffffffffu;
+  std::uint32_t caller = 0xffffffffu;
+  std::uint32_t depth = 0;
+  bool sibling_known = false;
+  for (std::uint32_t k = 1; k <= n; ++k) {
+    const std::uint32_t v = lz.at(pos - k);
+    if (v == 0) {
+      ++depth;
+      continue;
+    }
+    if (depth == 0) {
+      caller = v;
+      if (!sibling_known) sibling = 0;
+      break;
+    }
+    if (--depth == 0 && !sibling_known) {
+      sibling = v;
+      sibling_known = true;
+    }
+  }
+  const std::uint32_t x = caller * 0x9e3779b1u ^ sibling * 0x85ebca77u;
+  return (x ^ (x >> 15)) * 0x2c1b3c6du >> (32 - v2::kCandidateBits);
+}
+
+}  // namespace structure
+
+// RankModel::context_slot finds the context the reference walk finds, at
+// every position of balanced, unbalanced (exits at depth 0) and deep
+// streams, with IDs up to kMaxValue: a faster walk (a branch-light one was
+// tried, see docs/BENCHMARKS.md "Reader speed") must pass this unchanged.
+TEST(CodecV2, ContextWalkMatchesTheReferenceWalk) {
+  std::vector<std::vector<std::uint32_t>> streams = {
+      random_calls(30000, 7, 1), random_calls(30000, 300, 2), quicksort_calls(2000, 3)};
+  std::mt19937 rng(4);
+  std::vector<std::uint32_t> odd;  // exits without entries, runs of either
+  for (int i = 0; i < 30000; ++i) {
+    const unsigned r = rng() % 16;
+    odd.push_back(r < 7 ? 0 : r == 15 ? parlot::codec::kMaxValue - rng() % 3 : r);
+  }
+  streams.push_back(odd);
+  std::vector<std::uint32_t> deep;  // 100 levels down and up, twice
+  for (int rep = 0; rep < 2; ++rep) {
+    for (std::uint32_t d = 1; d <= 100; ++d) deep.push_back(d);
+    for (int d = 0; d < 100; ++d) deep.push_back(0);
+  }
+  streams.push_back(deep);
+  for (std::size_t s = 0; s < streams.size(); ++s) {
+    parlot::codec::LzModel lz;
+    for (std::size_t i = 0; i < streams[s].size(); ++i) {
+      ASSERT_EQ(v2::RankModel::context_slot(lz), structure::reference_context_slot(lz))
+          << "stream " << s << " position " << i;
+      lz.record(streams[s][i]);
+    }
+  }
+}
+
+// The encoder's bytes are those of the first codec-2 encoder (format version
+// 2 as released): FNV-1a 64 of the output for two fixed streams, computed
+// with that encoder. A faster encoder or walk must not change one byte.
+TEST(CodecV2, BytesAreThoseOfTheReleasedEncoder) {
+  auto fnv = [](const std::vector<std::uint8_t>& bytes) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+    return h;
+  };
+  const auto sorted = encode_with<V2Encoder>(quicksort_calls(3000, 5), 512);
+  EXPECT_EQ(sorted.size(), 9587u);
+  EXPECT_EQ(fnv(sorted), 0xc7180c8ebea5f423ull);
+  const auto random = encode_with<V2Encoder>(random_calls(100000, 300, 3), 512);
+  EXPECT_EQ(random.size(), 83246u);
+  EXPECT_EQ(fnv(random), 0xbe95e0b6d36fb5e5ull);
+}
+
+// A decoder reset() mid-stream or at the end decodes the next stream as a
+// new decoder does (the reader reuses one model per worker thread).
+TEST(CodecV2, ResetDecoderDecodesLikeANewOne) {
+  const auto first = random_calls(60000, 50, 11);
+  const auto second = quicksort_calls(2000, 12);
+  std::vector<std::size_t> first_blocks, second_blocks;
+  const auto first_bytes = encode_with<V2Encoder>(first, 512, &first_blocks);
+  const auto second_bytes = encode_with<V2Encoder>(second, 512, &second_blocks);
+  for (const std::size_t stop : {std::size_t{1000}, first.size()}) {
+    Decoder d(Codec::kLzRank);
+    std::vector<std::uint32_t> buf(256);
+    std::size_t got = 0, block = 0, off = 0;
+    while (got < stop) {  // part or all of the first stream
+      const std::size_t n = d.next(buf.data(), std::min(buf.size(), stop - got));
+      ASSERT_NE(d.status(), Decoder::Status::kError);
+      got += n;
+      if (n == 0) {
+        ASSERT_LT(block, first_blocks.size());
+        d.feed(first_bytes.data() + off, first_blocks[block]);
+        off += first_blocks[block++];
+      }
+    }
+    d.reset();
+    std::vector<std::uint32_t> out;
+    block = 0;
+    off = 0;
+    while (out.size() < second.size()) {
+      const std::size_t n = d.next(buf.data(), std::min(buf.size(), second.size() - out.size()));
+      ASSERT_NE(d.status(), Decoder::Status::kError) << d.error();
+      out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+      if (n == 0) {
+        ASSERT_LT(block, second_blocks.size());
+        d.feed(second_bytes.data() + off, second_blocks[block]);
+        off += second_blocks[block++];
+      }
+    }
+    EXPECT_TRUE(out == second) << "reset after " << stop << " events";
+    EXPECT_TRUE(d.at_token_boundary());
+  }
+}
