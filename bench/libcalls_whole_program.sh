@@ -7,12 +7,16 @@
 #   uftrace     uftrace record (library calls on, its default; its writer included)
 #   uftrace_nolib  uftrace record --no-libcall
 # "added" = configuration minus noop, same run; median of N interleaved runs.
-# Usage: bench/libcalls_whole_program.sh [--runs N] INSTRUMENTED_PROGRAM ARGS...
-#   e.g. DEBIAN_DIR=/tmp/deb: $DEBIAN_DIR/bin/lua $DEBIAN_DIR/workloads/bench.lua 1
+# Usage: bench/libcalls_whole_program.sh [--runs N] [--stdin FILE] INSTRUMENTED_PROGRAM ARGS...
+#   e.g. with DEBIAN_DIR from bench/debian_programs/build.sh:
+#   $DEBIAN_DIR/bin/lua $DEBIAN_DIR/workloads/bench.lua 1
+#   --stdin $DEBIAN_DIR/workloads/workload.sql $DEBIAN_DIR/bin/sqlite3 :memory:
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 runs=3
+input=/dev/null
 if [ "${1:-}" = --runs ]; then runs=$2; shift 2; fi
+if [ "${1:-}" = --stdin ]; then input=$2; shift 2; fi
 [ $# -ge 1 ] || { echo "usage: $0 [--runs N] PROGRAM ARGS..." >&2; exit 2; }
 build="$root/${PARLOT_BUILD_DIR:-build}"
 rt="$build/runtime/libparlotrt.so"
@@ -32,7 +36,7 @@ for ((i = 0; i < runs; i++)); do
       uftrace) cmd=(uftrace record -d "$work/t" "$@") ;;
       uftrace_nolib) cmd=(uftrace record --no-libcall -d "$work/t" "$@") ;;
     esac
-    /usr/bin/time -f "%U %S" -o "$work/time" "${cmd[@]}" >/dev/null 2>"$work/err" ||
+    /usr/bin/time -f "%U %S" -o "$work/time" "${cmd[@]}" <"$input" >/dev/null 2>"$work/err" ||
       { echo "$c failed: $(tail -3 "$work/err")" >&2; exit 1; }
     cpu[$c]+="$(awk '{print $1 + $2}' "$work/time") "
     [ "$i" = 0 ] && bytes[$c]=$( [ -d "$work/t" ] && du -sb "$work/t" | awk '{print $1}' || echo 0)
