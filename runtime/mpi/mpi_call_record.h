@@ -105,8 +105,8 @@ void parlot_mpi_add_fortran_completion(parlot_mpi_record* r, int64_t index, cons
    the call returned): adds the first `count` completions of the Fortran
    statuses array `statuses` (MPI_STATUS_SIZE integers each). Nothing for
    MPI_STATUSES_IGNORE. */
-void parlot_mpi_add_fortran_completions(parlot_mpi_record* r, const void* statuses,
-                                        int64_t count, const void* indices);
+void parlot_mpi_add_fortran_completions(parlot_mpi_record* r, const void* statuses, int64_t count,
+                                        const void* indices);
 
 /* The generated functions that collect arguments: out of the wrappers' path. */
 #define PARLOT_MPI_ARGS_FN static __attribute__((noinline, cold, no_instrument_function))
