@@ -21,8 +21,9 @@ contains
   end subroutine pass_token
 
   ! Nonblocking: each rank sends its rank to both neighbours and receives
-  ! theirs (MPI_Waitall), then once more completing one request at a time
-  ! (MPI_Waitany), so the Fortran binding's completion calls are traced.
+  ! theirs (MPI_Waitall, with statuses and with MPI_STATUSES_IGNORE), then
+  ! once more completing one request at a time (MPI_Waitany), so the Fortran
+  ! binding's completion calls are traced.
   subroutine exchange_with_neighbours(rank, nranks)
     integer, intent(in) :: rank, nranks
     integer :: ierr, next, prev, which, k, from_prev, mine
@@ -33,6 +34,9 @@ contains
     call MPI_Irecv(from_prev, 1, MPI_INTEGER, prev, 11, MPI_COMM_WORLD, requests(1), ierr)
     call MPI_Isend(mine, 1, MPI_INTEGER, next, 11, MPI_COMM_WORLD, requests(2), ierr)
     call MPI_Waitall(2, requests, statuses, ierr)
+    call MPI_Irecv(from_prev, 1, MPI_INTEGER, prev, 13, MPI_COMM_WORLD, requests(1), ierr)
+    call MPI_Isend(mine, 1, MPI_INTEGER, next, 13, MPI_COMM_WORLD, requests(2), ierr)
+    call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE, ierr)
     call MPI_Irecv(from_prev, 1, MPI_INTEGER, prev, 12, MPI_COMM_WORLD, requests(1), ierr)
     call MPI_Isend(mine, 1, MPI_INTEGER, next, 12, MPI_COMM_WORLD, requests(2), ierr)
     do k = 1, 2

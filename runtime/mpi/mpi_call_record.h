@@ -104,7 +104,13 @@ void parlot_mpi_add_fortran_completion(parlot_mpi_record* r, int64_t index, cons
    completion i) and MPI_Waitsome/Testsome (`indices`: the 1-based indices
    the call returned): adds the first `count` completions of the Fortran
    statuses array `statuses` (MPI_STATUS_SIZE integers each). Nothing for
-   MPI_STATUSES_IGNORE. */
+   MPI_STATUSES_IGNORE (which parlot_mpi_fortran_statuses replaces). */
+/* Fortran statuses to hand the MPI library: `statuses` itself, or `mine`
+   (room for `count` statuses, at most PARLOT_MPI_MAX_COMPLETIONS) in place
+   of MPI_STATUSES_IGNORE (count 1: MPI_STATUS_IGNORE), so the completions
+   can be recorded as the C bindings do. */
+void* parlot_mpi_fortran_statuses(void* statuses, int64_t count, MPI_Fint* mine);
+
 void parlot_mpi_add_fortran_completions(parlot_mpi_record* r, const void* statuses, int64_t count,
                                         const void* indices);
 

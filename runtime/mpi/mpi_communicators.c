@@ -201,3 +201,12 @@ PARLOT_NI void parlot_mpi_add_fortran_completions(parlot_mpi_record* r, const vo
                                       s + (size_t)i * words);
   }
 }
+
+PARLOT_NI void* parlot_mpi_fortran_statuses(void* statuses, int64_t count, MPI_Fint* mine) {
+  if (count < 1 || count > PARLOT_MPI_MAX_COMPLETIONS) return statuses;
+  const void* ignore = NULL;
+  if (count == 1 && &MPI_F_STATUS_IGNORE != NULL && statuses == (void*)MPI_F_STATUS_IGNORE)
+    ignore = statuses;
+  if (&MPI_F_STATUSES_IGNORE != NULL && statuses == (void*)MPI_F_STATUSES_IGNORE) ignore = statuses;
+  return ignore != NULL ? (void*)mine : statuses;
+}

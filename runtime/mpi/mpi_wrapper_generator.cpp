@@ -220,7 +220,7 @@ std::string lower(std::string s) {
 //   waitall = COUNT,P / testall = COUNT,FLAG,P  every request completed
 //   waitsome, testsome = COUNT,OUTCOUNT,INDICES,P
 // (Fortran binding: indices returned are 1-based and recorded 0-based, as
-// in C; MPI_STATUSES_IGNORE there records no completions.)
+// in C.)
 struct ArgumentRule {
   std::string what;
   std::vector<int> at;  // positions; -1 = none
@@ -417,9 +417,16 @@ RecordCode record_code(const Function& f, const std::vector<ArgumentRule>& rules
   for (const ArgumentRule& r : rules) {
     const auto& at = r.at;
     if (fortran && completes_from_arrays(r.what)) {
-      // Fortran binding: every argument by reference.
+      // Fortran binding: every argument by reference. MPI_STATUS(ES)_IGNORE
+      // is replaced by statuses of the wrapper's, as in the C binding.
       const std::string count = integer(at[0]);
+      const bool one = r.what == "waitany" || r.what == "testany";
       c.before += "  parlot_mpi_put(" + rec + ", PARLOT_MPI_REQUESTS, " + count + ");\n";
+      c.before +=
+          "  MPI_Fint parlot_fstatuses[PARLOT_MPI_MAX_COMPLETIONS * (sizeof(MPI_Status) / "
+          "sizeof(MPI_Fint))];\n  " +
+          arg(at.back()) + " = parlot_mpi_fortran_statuses(" + arg(at.back()) + ", " +
+          (one ? std::string("1") : count) + ", parlot_fstatuses);\n";
       if (r.what == "waitany" || r.what == "testany") {
         std::string cond = ok + " && " + integer(at[1]) + " != MPI_UNDEFINED";
         if (r.what == "testany") cond += " && " + integer(at[2]) + " != 0";

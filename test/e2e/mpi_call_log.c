@@ -503,10 +503,12 @@ void mpi_irecv_(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* source, MP
   finish(&l);
   pmpi_irecv_(buf, count, type, source, tag, comm, request, ierr);
 }
-/* The examples pass statuses (never MPI_STATUSES_IGNORE) and at most 20. */
+/* At most 20 requests; statuses of our own in place of MPI_STATUSES_IGNORE. */
 void mpi_waitall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* statuses, MPI_Fint* ierr) {
   line_t l;
   start(&l, "MPI_Waitall");
+  MPI_Fint mine[20 * kFortranStatusWords];
+  if (statuses == MPI_F_STATUSES_IGNORE) statuses = mine;
   pmpi_waitall_(count, requests, statuses, ierr);
   MPI_Status s[20];
   const int n = *count <= 20 ? *count : 20;
