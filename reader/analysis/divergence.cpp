@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "parlot/mark_cursor.h"
 #include "stack_tree.h"
@@ -40,6 +41,17 @@ class Side {
     }
     return true;
   }
+  /// Counts the events left after the last next() (marks not followed)
+  /// into `events` and their entries per function into `calls`.
+  void count_rest(std::uint64_t& events, std::unordered_map<FunctionKey, std::uint64_t>& calls) {
+    std::vector<Event> batch;
+    while (source_.next_events(batch)) {
+      events += batch.size();
+      for (const Event& e : batch) {
+        if (e.enter) ++calls[e.function];
+      }
+    }
+  }
   std::vector<std::string> rest() {
     std::vector<std::string> labels;
     cursor_.visit_rest([&](const Mark& m) { labels.push_back(m.label); });
@@ -62,14 +74,16 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
   Side left(left_source), right(right_source);
   ContextEvent l{}, r{};
   bool has_l = left.next(l), has_r = right.next(r);
-  auto count = [](std::map<FunctionKey, std::uint64_t>& calls, const Event& e) {
+  // Counted in hash maps, returned in ordered maps.
+  std::unordered_map<FunctionKey, std::uint64_t> left_calls, right_calls;
+  auto count = [](std::unordered_map<FunctionKey, std::uint64_t>& calls, const Event& e) {
     if (e.enter) ++calls[e.function];
   };
   // Common prefix.
   while (has_l && has_r && static_cast<const Event&>(l) == static_cast<const Event&>(r)) {
     ++d.left_events, ++d.right_events;
-    count(d.left_calls, l);
-    count(d.right_calls, r);
+    count(left_calls, l);
+    count(right_calls, r);
     stack.push(l);
     recent.push_back(l);
     if (recent.size() > context) recent.pop_front();
@@ -82,18 +96,33 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
     d.before.assign(recent.begin(), recent.end());
     d.stack = stack.frames();
   }
-  for (; has_l; has_l = left.next(l)) {
+  // Each side's context event by event (with its marks), then the rest in
+  // batches: only counted (its marks are shown only when the context
+  // reaches the side's end, and then there is no rest).
+  for (; has_l && d.left.size() < context; has_l = left.next(l)) {
     ++d.left_events;
-    count(d.left_calls, l);
-    if (d.left.size() < context) d.left.push_back(l);
+    count(left_calls, l);
+    d.left.push_back(l);
+  }
+  if (has_l) {
+    ++d.left_events;
+    count(left_calls, l);
+    left.count_rest(d.left_events, left_calls);
   }
   if (d.left_events - d.position <= context) d.left_end_marks = left.rest();
-  for (; has_r; has_r = right.next(r)) {
+  for (; has_r && d.right.size() < context; has_r = right.next(r)) {
     ++d.right_events;
-    count(d.right_calls, r);
-    if (d.right.size() < context) d.right.push_back(r);
+    count(right_calls, r);
+    d.right.push_back(r);
+  }
+  if (has_r) {
+    ++d.right_events;
+    count(right_calls, r);
+    right.count_rest(d.right_events, right_calls);
   }
   if (d.right_events - d.position <= context) d.right_end_marks = right.rest();
+  d.left_calls.insert(left_calls.begin(), left_calls.end());
+  d.right_calls.insert(right_calls.begin(), right_calls.end());
   return d;
 }
 

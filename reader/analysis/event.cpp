@@ -18,4 +18,13 @@ std::string NameTable::name(FunctionKey key) const {
   return it == names_.end() ? fmt::format("#{:x}", key) : it->second;
 }
 
+bool EventSource::next_events(std::vector<Event>& out) {
+  constexpr std::size_t kBatch = 4096;
+  out.resize(kBatch);
+  std::size_t n = 0;
+  while (n < kBatch && next(out[n])) ++n;
+  out.resize(n);
+  return n != 0;
+}
+
 }  // namespace parlot::analysis

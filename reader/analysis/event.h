@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "parlot/trace_reader.h"
 
@@ -47,6 +48,11 @@ class EventSource {
   /// Next event into `e`; false at the end. Throws FormatError (the
   /// decoder's) on corrupt input.
   virtual bool next(Event& e) = 0;
+  /// The next events, a batch at a time, into `out` (resized to the batch);
+  /// false at the end. The same stream as next(); do not mix the two but
+  /// to take the rest of a stream after some next() calls. The default
+  /// calls next() up to 4096 times. Throws as next() does.
+  virtual bool next_events(std::vector<Event>& out);
   /// The thread's user marks, sorted by event index, with their labels as
   /// they are to be shown (the source escapes them); empty when it has none.
   virtual std::span<const Mark> marks() const { return {}; }

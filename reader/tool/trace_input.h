@@ -83,13 +83,14 @@ class ThreadStream final : public analysis::EventSource {
   /// The same stream as next_call(), a batch at a time: the next up to
   /// kCallBatch CallEvents (tracked, filtered), empty at the end. The span
   /// stays valid until the next call. Do not mix with next() or
-  /// next_call(). Throws FormatError (the decoder's, the tracker's).
+  /// next_call(), but to take the rest of the stream after them. Throws
+  /// FormatError (the decoder's, the tracker's).
   std::span<const CallEvent> next_calls();
   /// Most events next_calls() returns at once.
   static constexpr std::size_t kCallBatch = 4096;
   /// next_calls() as analysis Events (functions keyed as next() keys them),
   /// into `out` (resized to the batch); false at the end.
-  bool next_events(std::vector<analysis::Event>& out) {
+  bool next_events(std::vector<analysis::Event>& out) override {
     const auto calls = next_calls();
     out.resize(calls.size());
     for (std::size_t i = 0; i < calls.size(); ++i) {
