@@ -130,7 +130,11 @@ namespace {
 // flusher thread is never created from inside a hook (pthread_create
 // allocates, and the first hook may run inside the program's own malloc).
 // PARLOT_FLUSH_MS as config.cpp reads it: digits, else the default.
+// Not in sanitizer builds: ThreadSanitizer cannot start threads in the child
+// of a process that forked with more than one thread, which a flusher
+// started before main would make of every fork.
 [[gnu::constructor(103)]] void start_idle_flusher_before_main() {
+#ifndef PARLOT_SANITIZED_BUILD
   std::uint64_t flush_ms = 1000;
   if (const char* v = std::getenv("PARLOT_FLUSH_MS"); v != nullptr && *v != '\0') {
     char* end = nullptr;
@@ -140,6 +144,7 @@ namespace {
   if (flush_ms == 0 || !instrumented_object_loaded()) return;
   IgnoreHooksOnThisThread quiet;  // pthread_create may call an instrumented malloc
   start_idle_flusher(flush_ms);
+#endif
 }
 
 }  // namespace
