@@ -108,21 +108,31 @@ namespace {
 }
 
 // The entry hook's work once the busy flag is up.
-[[gnu::always_inline]] inline void record_entry(ThreadTrace* t, std::uintptr_t f,
-                                                std::uintptr_t call_site, std::uintptr_t sp,
-                                                std::uint32_t seen) {
+// Once the busy flag is up: resyncs the shadow stack if due, then the ID
+// to record `f` under (`seen`: its ID if already known, else 0). Returns 0
+// when it is not recorded: the function table is full (counted as dropped)
+// or the record filter excludes it at first sight (its callees then nest
+// under its caller).
+[[gnu::always_inline]] inline std::uint32_t id_to_record(ThreadTrace* t, std::uintptr_t f,
+                                                         std::uint32_t seen) {
   if (t->resync_pending) [[unlikely]]
     resync_with_real_stack(t);
   const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
-  if (FunctionIds::is_recorded(id)) [[likely]] {
-    t->on_enter(f, call_site, sp, id);
-  } else if (id == 0) {
+  if (FunctionIds::is_recorded(id)) [[likely]]
+    return id;
+  if (id == 0) {
     ++t->dropped_events;  // function table full (PARLOT_MAX_FUNCTIONS)
   } else {
-    // Excluded by PARLOT_INCLUDE/PARLOT_EXCLUDE at first sight: its callees
-    // nest under its caller.
     t->last_excluded = f;
   }
+  return 0;
+}
+
+// The entry hook's work once the busy flag is up.
+[[gnu::always_inline]] inline void record_entry(ThreadTrace* t, std::uintptr_t f,
+                                                std::uintptr_t call_site, std::uintptr_t sp,
+                                                std::uint32_t seen) {
+  if (const std::uint32_t id = id_to_record(t, f, seen); id != 0) t->on_enter(f, call_site, sp, id);
 }
 
 // The exit hook's work once the busy flag is up.
@@ -273,10 +283,7 @@ namespace {
     end_hook(t);
     return;
   }
-  if (t->resync_pending) [[unlikely]]
-    resync_with_real_stack(t);
-  const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
-  if (FunctionIds::is_recorded(id)) [[likely]] {
+  if (const std::uint32_t id = id_to_record(t, f, seen); id != 0) {
     auto* return_address = reinterpret_cast<std::uintptr_t*>(slot);
     const std::uintptr_t call_site = *return_address;
     if (t->on_libcall_enter(f, call_site, slot, id)) {
@@ -285,11 +292,16 @@ namespace {
       *parlot::runtime::libcall_shadow_of(slot) = call_site - 1;
       *return_address = reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
     }
-  } else if (id == 0) {
-    ++t->dropped_events;
-  } else {
-    t->last_excluded = f;
   }
+  end_hook(t);
+}
+
+// The end of the library call whose return address was at `slot`: its
+// return reached the thunk, or an exception or cancellation unwound it.
+void record_libcall_exit(ThreadTrace* t, std::uintptr_t slot) {
+  if (t == nullptr || !raise_busy(t)) return;
+  if (!hooks_off() || parlot::runtime::hook_may_record_after_flush_round(t))
+    t->on_libcall_exit(slot);
   end_hook(t);
 }
 
@@ -318,11 +330,7 @@ extern "C" {
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]]
     t = attach_current_thread();
-  if (t != nullptr && raise_busy(t)) {
-    if (!hooks_off() || parlot::runtime::hook_may_record_after_flush_round(t))
-      t->on_libcall_exit(slot);
-    end_hook(t);
-  }
+  record_libcall_exit(t, slot);
   return return_address;
 }
 
@@ -345,13 +353,7 @@ parlot_libcall_personality(int, _Unwind_Action actions, _Unwind_Exception_Class,
   }
   if (f == nullptr) return _URC_CONTINUE_UNWIND;
   // The thunk frame's CFA is the library function's: its slot + 8.
-  const std::uintptr_t slot = f(context) - sizeof(std::uintptr_t);
-  ThreadTrace* t = tls_thread_trace;
-  if (t != nullptr && raise_busy(t)) {
-    if (!hooks_off() || parlot::runtime::hook_may_record_after_flush_round(t))
-      t->on_libcall_exit(slot);
-    end_hook(t);
-  }
+  record_libcall_exit(tls_thread_trace, f(context) - sizeof(std::uintptr_t));
   return _URC_CONTINUE_UNWIND;
 }
 

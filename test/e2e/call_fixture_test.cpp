@@ -18,6 +18,13 @@ using ::testing::Not;
 class CallFixture : public ::testing::TestWithParam<std::string> {
  protected:
   std::string fixture() const { return GetParam(); }
+  /// `parlot-read trace` of the trace directory, one text per thread; empty
+  /// (and the test failed) when parlot-read fails.
+  std::vector<std::string> trace_threads() {
+    const RunResult t = parlot_read({"trace", dir.path().string()});
+    EXPECT_EQ(t.exit_status, 0) << t.err;
+    return t.exit_status == 0 ? split_threads(t.out) : std::vector<std::string>{};
+  }
   TempDir dir;
 };
 
@@ -26,10 +33,8 @@ TEST_P(CallFixture, ThreadsGiveTheirExactCallTrees) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_EQ(r.out, "basic done\n");
   EXPECT_EQ(r.err, "");
-  const RunResult t = parlot_read({"trace", dir.path().string()});
-  ASSERT_EQ(t.exit_status, 0) << t.err;
-  const auto threads = split_threads(t.out);
-  ASSERT_EQ(threads.size(), 3u) << t.out;
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 3u);
   EXPECT_EQ(threads[0],
             "main() {\n"
             "  recurse() {\n"
@@ -83,9 +88,7 @@ TEST_P(CallFixture, JsonLinesCarryDepthKindNameFileAndLine) {
 TEST_P(CallFixture, ExitDeepInTheStackClosesOpenFramesAfterAtexitHandlers) {
   const RunResult r = run_traced({fixture(), "exit"}, dir.path());
   EXPECT_EQ(r.exit_status, 3);  // the program's exit status is unchanged
-  const RunResult t = parlot_read({"trace", dir.path().string()});
-  ASSERT_EQ(t.exit_status, 0) << t.err;
-  const auto threads = split_threads(t.out);
+  const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 1u);
   EXPECT_EQ(threads[0],
             "main() {\n"
@@ -107,9 +110,7 @@ TEST_P(CallFixture, ForkChildWritesItsOwnWellNestedProcessDirectory) {
   EXPECT_EQ(r.out, "child status 0\n");
   const auto processes = open_trace_directory(dir.path());
   ASSERT_EQ(processes.size(), 2u);
-  const RunResult t = parlot_read({"trace", dir.path().string()});
-  ASSERT_EQ(t.exit_status, 0) << t.err;
-  const auto threads = split_threads(t.out);
+  const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 2u);
   // Parent first (it started first), then the child, whose stream re-enters
   // the frames open at the fork.
@@ -135,9 +136,7 @@ TEST_P(CallFixture, ForkFromAThreadWithoutEventsStillTracesTheChild) {
   EXPECT_EQ(r.out, "child status 0\n");
   const auto processes = open_trace_directory(dir.path());
   ASSERT_EQ(processes.size(), 2u);
-  const RunResult t = parlot_read({"trace", dir.path().string()});
-  ASSERT_EQ(t.exit_status, 0) << t.err;
-  const auto threads = split_threads(t.out);
+  const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[0], "main();\n");  // the parent's main thread
   EXPECT_EQ(threads[1],
@@ -153,9 +152,7 @@ TEST_P(CallFixture, ForkChildBelowTheRecordDepthStaysWellNested) {
   // and re-enters only the frames whose entries were recorded.
   const RunResult r = run_traced({fixture(), "fork"}, dir.path(), {"PARLOT_MAX_DEPTH=1"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
-  const RunResult t = parlot_read({"trace", dir.path().string()});
-  ASSERT_EQ(t.exit_status, 0) << t.err;
-  const auto threads = split_threads(t.out);
+  const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[0], "main();\n");
   EXPECT_EQ(threads[1], "main();\n");
