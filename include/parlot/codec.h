@@ -75,6 +75,9 @@ class LzModel {
   std::uint32_t predicted_slot() const { return table_[hash_]; }
   /// Event stored in history slot `slot` (any value; masked).
   std::uint32_t at(std::uint32_t slot) const { return history_[slot & kHistoryMask]; }
+  /// The history ring (1 << kHistoryBits events; slot s holds the event of
+  /// every position p with p & kHistoryMask == s), for bulk reads.
+  const std::uint32_t* history() const { return history_.data(); }
 
   /// Appends event `v`: remembers that the current context was followed by
   /// this position, stores `v` in the history, shifts the context.

@@ -41,6 +41,9 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace parlot::codec {
 
@@ -135,9 +138,52 @@ struct RankModel {
   /// walking back at most kWalkLimit events of `lz`'s history from the
   /// newest. A callee that returned is skipped whole (its entry and its
   /// exit balance); the caller is the first entry not closed. Unfound parts
-  /// are 0xffffffff.
+  /// are 0xffffffff. (docs/FORMAT.md "Codec 2" states the walk; walk_slot()
+  /// is it step by step; this finds the same two events from a bit mask of
+  /// the last 64 events, see ExitMaskWalk.)
   template <class Lz>
   static std::uint32_t context_slot(const Lz& lz) {
+    static_assert(kWalkLimit == 64, "the mask walk covers exactly 64 events");
+    const std::uint32_t pos = lz.position();
+    const std::uint32_t newest = lz.at(pos - 1);
+    if (newest != 0 && pos != 0) return hash_slot(newest, 0);  // its body starts here
+    const std::uint32_t first = (pos - kWalkLimit) & Lz::kHistoryMask;
+    if (pos < kWalkLimit || first > Lz::kHistoryMask + 1 - kWalkLimit) [[unlikely]] {
+      return walk_slot(lz);  // stream start, or the 64 events wrap the ring
+    }
+    const std::uint64_t exits = exit_mask(lz.history() + first);
+    std::uint32_t sibling = 0xffffffffu;
+    std::uint32_t caller = 0xffffffffu;
+    bool sibling_known = false;
+    // Depth walking back = exits minus entries seen. Looking for the first
+    // return to depth 0 (the previous sibling's entry; only when the newest
+    // event is an exit), then the first depth -1 (the caller's entry).
+    int target = exits >> 63 ? 0 : -1;
+    int depth = 0;  // at the start of the byte
+    for (int byte = 7; byte >= 0; --byte) {
+      const auto& chunk = kExitMaskChunks[exits >> (8 * byte) & 0xff];
+      for (;;) {
+        const int drop = depth - target;
+        if (drop > 8 || chunk.first[drop] == 8) break;
+        const std::uint32_t k = static_cast<std::uint32_t>((7 - byte) * 8 + chunk.first[drop] + 1);
+        if (target == 0) {
+          sibling = lz.at(pos - k);
+          sibling_known = true;
+          target = -1;
+          continue;  // the caller may be in the same byte
+        }
+        caller = lz.at(pos - k);
+        if (!sibling_known) sibling = 0;  // first event of the caller's body
+        return hash_slot(caller, sibling);
+      }
+      depth += chunk.net;
+    }
+    return hash_slot(caller, sibling);
+  }
+
+  /// context_slot() as a step-by-step walk (docs/FORMAT.md's statement).
+  template <class Lz>
+  static std::uint32_t walk_slot(const Lz& lz) {
     const std::uint32_t pos = lz.position();
     const std::uint32_t n = pos < kWalkLimit ? pos : kWalkLimit;
     std::uint32_t sibling = 0xffffffffu;
@@ -160,9 +206,64 @@ struct RankModel {
         sibling_known = true;
       }
     }
+    return hash_slot(caller, sibling);
+  }
+
+ private:
+  static std::uint32_t hash_slot(std::uint32_t caller, std::uint32_t sibling) {
     const std::uint32_t x = caller * 0x9e3779b1u ^ sibling * 0x85ebca77u;
     return (x ^ (x >> 15)) * 0x2c1b3c6du >> (32 - kCandidateBits);
   }
+
+  /// Bit i set when events[i] is an exit (0), for 64 events.
+  static std::uint64_t exit_mask(const std::uint32_t* events) {
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    std::uint64_t mask = 0;
+    for (unsigned q = 0; q < 4; ++q) {
+      const auto* p = reinterpret_cast<const __m128i*>(events + 16 * q);
+      const __m128i a = _mm_cmpeq_epi32(_mm_loadu_si128(p), zero);
+      const __m128i b = _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), zero);
+      const __m128i c = _mm_cmpeq_epi32(_mm_loadu_si128(p + 2), zero);
+      const __m128i d = _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), zero);
+      const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+      mask |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(bytes))} << (16 * q);
+    }
+    return mask;
+#else
+    std::uint64_t mask = 0;
+    for (unsigned i = 0; i < 64; ++i) mask |= std::uint64_t{events[i] == 0} << i;
+    return mask;
+#endif
+  }
+
+ public:
+  /// What walking back over 8 events does to the depth, for each byte of
+  /// an exit mask (bit 7 is the newest of the 8 and is walked first): the
+  /// depth change over the byte, and first[d] = the step (0-7) after which
+  /// the depth is first d below its value at the byte's start (8: never;
+  /// d = 0: first back at it).
+  struct ExitMaskWalk {
+    std::int8_t net;
+    std::array<std::uint8_t, 9> first;
+  };
+  static constexpr std::array<ExitMaskWalk, 256> kExitMaskChunks = [] {
+    std::array<ExitMaskWalk, 256> table{};
+    for (unsigned byte = 0; byte < 256; ++byte) {
+      ExitMaskWalk w{0, {}};
+      w.first.fill(8);
+      int depth = 0;
+      for (unsigned step = 0; step < 8; ++step) {
+        depth += (byte >> (7 - step) & 1) != 0 ? 1 : -1;
+        if (depth <= 0 && w.first[static_cast<unsigned>(-depth)] == 8) {
+          w.first[static_cast<unsigned>(-depth)] = static_cast<std::uint8_t>(step);
+        }
+      }
+      w.net = static_cast<std::int8_t>(depth);
+      table[byte] = w;
+    }
+    return table;
+  }();
 };
 
 /// Adaptive binary range encoder (LZMA's scheme), writing into a raw byte

@@ -286,10 +286,10 @@ std::uint32_t reference_context_slot(const parlot::codec::LzModel& lz) {
 
 }  // namespace structure
 
-// RankModel::context_slot finds the context the reference walk finds, at
-// every position of balanced, unbalanced (exits at depth 0) and deep
-// streams, with IDs up to kMaxValue: a faster walk (a branch-light one was
-// tried, see docs/BENCHMARKS.md "Reader speed") must pass this unchanged.
+// RankModel::context_slot (the exit-mask walk) and walk_slot find the
+// context the reference walk finds, at every position of balanced,
+// unbalanced (exits at depth 0) and deep streams, with IDs up to kMaxValue,
+// across the history ring's wrap: a faster walk must pass this unchanged.
 TEST(CodecV2, ContextWalkMatchesTheReferenceWalk) {
   std::vector<std::vector<std::uint32_t>> streams = {
       random_calls(30000, 7, 1), random_calls(30000, 300, 2), quicksort_calls(2000, 3)};
@@ -306,11 +306,14 @@ TEST(CodecV2, ContextWalkMatchesTheReferenceWalk) {
     for (int d = 0; d < 100; ++d) deep.push_back(0);
   }
   streams.push_back(deep);
+  // Past the history ring's end (64K events), where the last 64 events wrap.
+  streams.push_back(random_calls(140000, 40, 5));
   for (std::size_t s = 0; s < streams.size(); ++s) {
     parlot::codec::LzModel lz;
     for (std::size_t i = 0; i < streams[s].size(); ++i) {
-      ASSERT_EQ(v2::RankModel::context_slot(lz), structure::reference_context_slot(lz))
-          << "stream " << s << " position " << i;
+      const std::uint32_t expected = structure::reference_context_slot(lz);
+      ASSERT_EQ(v2::RankModel::context_slot(lz), expected) << "stream " << s << " position " << i;
+      ASSERT_EQ(v2::RankModel::walk_slot(lz), expected) << "stream " << s << " position " << i;
       lz.record(streams[s][i]);
     }
   }
