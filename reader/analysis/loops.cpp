@@ -212,26 +212,49 @@ std::string LoopSummary::item_to_string(const Item& item, const NameTable& names
 std::uint64_t LoopSummary::structure_hash() const {
   std::vector<std::uint64_t> call_hash(calls_.size(), 0), body_hash(bodies_.size(), 0);
   std::vector<bool> call_done(calls_.size(), false), body_done(bodies_.size(), false);
-  std::function<std::uint64_t(const std::vector<Item>&)> list_hash =
-      [&](const std::vector<Item>& list) {
-        std::uint64_t h = 0x51ed27;
-        for (const Item& i : list) {
-          if (i.loop) {
-            if (!body_done[i.id])
-              body_hash[i.id] = list_hash(bodies_[i.id]), body_done[i.id] = true;
-            h = mix(h, mix(0x100, body_hash[i.id]));
-          } else {
-            if (!call_done[i.id]) {
-              const Call& c = calls_[i.id];
-              call_hash[i.id] = mix(mix(c.function, c.open ? 1 : 2), list_hash(c.body));
-              call_done[i.id] = true;
-            }
-            h = mix(h, call_hash[i.id]);
-          }
-        }
-        return h;
-      };
-  return list_hash(top_);
+  // Post-order over the lists with an explicit stack, each call and body
+  // hashed once: nesting as deep as the trace's stack (10^5-10^6 frames
+  // after a stack overflow) takes no native stack.
+  struct List {
+    const std::vector<Item>* items;
+    std::size_t next = 0;
+    std::uint64_t h = 0x51ed27;
+    bool top = false;  ///< the summary's top list, else the list of `owner`
+    Item owner{};
+  };
+  std::vector<List> todo;
+  todo.push_back({&top_, 0, 0x51ed27, true, {}});
+  std::uint64_t result = 0;
+  while (!todo.empty()) {
+    List& l = todo.back();
+    if (l.next < l.items->size()) {
+      const Item i = (*l.items)[l.next];
+      if (i.loop && !body_done[i.id]) {
+        todo.push_back({&bodies_[i.id], 0, 0x51ed27, false, i});
+        continue;
+      }
+      if (!i.loop && !call_done[i.id]) {
+        todo.push_back({&calls_[i.id].body, 0, 0x51ed27, false, i});
+        continue;
+      }
+      l.h = mix(l.h, i.loop ? mix(0x100, body_hash[i.id]) : call_hash[i.id]);
+      ++l.next;
+      continue;
+    }
+    const List done = l;
+    todo.pop_back();
+    if (done.top) {
+      result = done.h;
+    } else if (done.owner.loop) {
+      body_hash[done.owner.id] = done.h;
+      body_done[done.owner.id] = true;
+    } else {
+      const Call& c = calls_[done.owner.id];
+      call_hash[done.owner.id] = mix(mix(c.function, c.open ? 1 : 2), done.h);
+      call_done[done.owner.id] = true;
+    }
+  }
+  return result;
 }
 
 }  // namespace parlot::analysis
