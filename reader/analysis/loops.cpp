@@ -165,25 +165,38 @@ std::uint64_t LoopSummary::event_count() const {
 namespace {
 
 /// Writes items as LoopSummary::to_string() does, stopping once `out` is
-/// longer than `max_chars` (returns false then).
-bool write_items(const std::vector<Item>& list, const std::vector<LoopSummary::Call>& calls,
+/// longer than `max_chars` (returns false then). An explicit stack of the
+/// lists being written, no recursion: nesting can be as deep as the trace's
+/// stack (10^5-10^6 frames after a stack overflow).
+bool write_items(const std::vector<Item>& top, const std::vector<LoopSummary::Call>& calls,
                  const std::vector<std::vector<Item>>& bodies, const NameTable& names,
                  std::size_t max_chars, std::string& out) {
-  for (const Item& i : list) {
+  struct Level {
+    const std::vector<Item>* list;
+    std::size_t next;
+    const char* close;  ///< written after the list (nullptr: none)
+  };
+  std::vector<Level> todo{{&top, 0, nullptr}};
+  while (!todo.empty()) {
+    Level& level = todo.back();
+    if (level.next == level.list->size()) {
+      if (level.close != nullptr) out += level.close;
+      todo.pop_back();
+      continue;
+    }
+    const Item& i = (*level.list)[level.next++];
     if (out.size() > max_chars) return false;
     if (!out.empty() && out.back() != ' ') out += ' ';
     if (i.loop) {
       out += fmt::format("{} x [ ", i.count);
-      if (!write_items(bodies[i.id], calls, bodies, names, max_chars, out)) return false;
-      out += " ]";
+      todo.push_back({&bodies[i.id], 0, " ]"});
       continue;
     }
     const LoopSummary::Call& c = calls[i.id];
     out += names.name(c.function);
     if (!c.body.empty()) {
       out += " { ";
-      if (!write_items(c.body, calls, bodies, names, max_chars, out)) return false;
-      out += c.open ? " ..." : " }";
+      todo.push_back({&c.body, 0, c.open ? " ..." : " }"});
     } else if (c.open) {
       out += " ...";
     }

@@ -209,6 +209,22 @@ TEST(ClassesTest, LoopsKeyOfAStackOverflowDepthTakesNoNativeStack) {
   EXPECT_NE(open, deep(1));
 }
 
+// parlot-read loops on the same thread: to_string() recursed per level too.
+TEST(Loops, TextOfAStackOverflowDepthTakesNoNativeStack) {
+  constexpr std::uint32_t kDepth = 300000;
+  NameTable names;
+  names.add(function_key("r"), "r");
+  LoopBuilder b(8);
+  for (std::uint32_t d = 0; d < kDepth; ++d) b.push({true, function_key("r"), d});
+  b.push({false, function_key("r"), kDepth - 1});  // the innermost call returned
+  const std::string text = b.finish().to_string(names);
+  std::string expected;
+  for (std::uint32_t d = 0; d + 1 < kDepth; ++d) expected += "r { ";
+  expected += "r";
+  for (std::uint32_t d = 0; d + 1 < kDepth; ++d) expected += " ...";
+  EXPECT_EQ(text, expected);
+}
+
 // A thread that died of a stack overflow leaves 10^5-10^6 open frames. The
 // tree used to recurse once per frame in to_text, to_dot, merge and the
 // node destructor (a crash of parlot-read stacks on exactly the trace it
