@@ -32,7 +32,7 @@ fi
 build="${PARLOT_BUILD_DIR:-build}"
 fuzz_build="${PARLOT_FUZZ_BUILD_DIR:-build-fuzz}"
 jobs="${PARLOT_FUZZ_JOBS:-1}"
-read -r -a targets <<<"${PARLOT_FUZZ_TARGETS:-decoder thread_file function_table process_metadata load_map analyses}"
+read -r -a targets <<<"${PARLOT_FUZZ_TARGETS:-decoder thread_file function_table process_metadata load_map analyses classes stacks}"
 
 t_start=$(date +%s)
 logs="$fuzz_build/logs"

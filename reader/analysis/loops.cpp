@@ -165,25 +165,38 @@ std::uint64_t LoopSummary::event_count() const {
 namespace {
 
 /// Writes items as LoopSummary::to_string() does, stopping once `out` is
-/// longer than `max_chars` (returns false then).
-bool write_items(const std::vector<Item>& list, const std::vector<LoopSummary::Call>& calls,
+/// longer than `max_chars` (returns false then). An explicit stack of the
+/// lists being written, no recursion: nesting can be as deep as the trace's
+/// stack (10^5-10^6 frames after a stack overflow).
+bool write_items(const std::vector<Item>& top, const std::vector<LoopSummary::Call>& calls,
                  const std::vector<std::vector<Item>>& bodies, const NameTable& names,
                  std::size_t max_chars, std::string& out) {
-  for (const Item& i : list) {
+  struct Level {
+    const std::vector<Item>* list;
+    std::size_t next;
+    const char* close;  ///< written after the list (nullptr: none)
+  };
+  std::vector<Level> todo{{&top, 0, nullptr}};
+  while (!todo.empty()) {
+    Level& level = todo.back();
+    if (level.next == level.list->size()) {
+      if (level.close != nullptr) out += level.close;
+      todo.pop_back();
+      continue;
+    }
+    const Item& i = (*level.list)[level.next++];
     if (out.size() > max_chars) return false;
     if (!out.empty() && out.back() != ' ') out += ' ';
     if (i.loop) {
       out += fmt::format("{} x [ ", i.count);
-      if (!write_items(bodies[i.id], calls, bodies, names, max_chars, out)) return false;
-      out += " ]";
+      todo.push_back({&bodies[i.id], 0, " ]"});
       continue;
     }
     const LoopSummary::Call& c = calls[i.id];
     out += names.name(c.function);
     if (!c.body.empty()) {
       out += " { ";
-      if (!write_items(c.body, calls, bodies, names, max_chars, out)) return false;
-      out += c.open ? " ..." : " }";
+      todo.push_back({&c.body, 0, c.open ? " ..." : " }"});
     } else if (c.open) {
       out += " ...";
     }
@@ -212,26 +225,49 @@ std::string LoopSummary::item_to_string(const Item& item, const NameTable& names
 std::uint64_t LoopSummary::structure_hash() const {
   std::vector<std::uint64_t> call_hash(calls_.size(), 0), body_hash(bodies_.size(), 0);
   std::vector<bool> call_done(calls_.size(), false), body_done(bodies_.size(), false);
-  std::function<std::uint64_t(const std::vector<Item>&)> list_hash =
-      [&](const std::vector<Item>& list) {
-        std::uint64_t h = 0x51ed27;
-        for (const Item& i : list) {
-          if (i.loop) {
-            if (!body_done[i.id])
-              body_hash[i.id] = list_hash(bodies_[i.id]), body_done[i.id] = true;
-            h = mix(h, mix(0x100, body_hash[i.id]));
-          } else {
-            if (!call_done[i.id]) {
-              const Call& c = calls_[i.id];
-              call_hash[i.id] = mix(mix(c.function, c.open ? 1 : 2), list_hash(c.body));
-              call_done[i.id] = true;
-            }
-            h = mix(h, call_hash[i.id]);
-          }
-        }
-        return h;
-      };
-  return list_hash(top_);
+  // Post-order over the lists with an explicit stack, each call and body
+  // hashed once: nesting as deep as the trace's stack (10^5-10^6 frames
+  // after a stack overflow) takes no native stack.
+  struct List {
+    const std::vector<Item>* items;
+    std::size_t next = 0;
+    std::uint64_t h = 0x51ed27;
+    bool top = false;  ///< the summary's top list, else the list of `owner`
+    Item owner{};
+  };
+  std::vector<List> todo;
+  todo.push_back({&top_, 0, 0x51ed27, true, {}});
+  std::uint64_t result = 0;
+  while (!todo.empty()) {
+    List& l = todo.back();
+    if (l.next < l.items->size()) {
+      const Item i = (*l.items)[l.next];
+      if (i.loop && !body_done[i.id]) {
+        todo.push_back({&bodies_[i.id], 0, 0x51ed27, false, i});
+        continue;
+      }
+      if (!i.loop && !call_done[i.id]) {
+        todo.push_back({&calls_[i.id].body, 0, 0x51ed27, false, i});
+        continue;
+      }
+      l.h = mix(l.h, i.loop ? mix(0x100, body_hash[i.id]) : call_hash[i.id]);
+      ++l.next;
+      continue;
+    }
+    const List done = l;
+    todo.pop_back();
+    if (done.top) {
+      result = done.h;
+    } else if (done.owner.loop) {
+      body_hash[done.owner.id] = done.h;
+      body_done[done.owner.id] = true;
+    } else {
+      const Call& c = calls_[done.owner.id];
+      call_hash[done.owner.id] = mix(mix(c.function, c.open ? 1 : 2), done.h);
+      call_done[done.owner.id] = true;
+    }
+  }
+  return result;
 }
 
 }  // namespace parlot::analysis

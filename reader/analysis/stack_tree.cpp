@@ -7,32 +7,15 @@
 namespace parlot::analysis {
 namespace {
 
-/// Children in name order (the map is in key-hash order).
+/// Children in name order (the map is in key order; equal names, which
+/// only "#<hex>" fallbacks can make, stay in key order: deterministic).
 std::vector<std::pair<std::string, const StackTree::Node*>> by_name(const StackTree::Node& n,
                                                                     const NameTable& names) {
   std::vector<std::pair<std::string, const StackTree::Node*>> out;
   for (const auto& [k, c] : n.children) out.emplace_back(names.name(k), &c);
-  std::sort(out.begin(), out.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
-}
-
-void merge_node(StackTree::Node& into, const StackTree::Node& from) {
-  into.threads.merge(from.threads);
-  into.ending.merge(from.ending);
-  for (const auto& [key, child] : from.children) merge_node(into.children[key], child);
-}
-
-void text_node(const StackTree::Node& n, const std::string& name, int depth, const NameTable& names,
-               bool ranked, std::string& out) {
-  out += fmt::format("{:{}}{} [{} thread{}: {}]", "", 2 * depth, name, n.threads.size(),
-                     n.threads.size() == 1 ? "" : "s", n.threads.to_string(ranked));
-  if (!n.ending.empty() && n.ending.size() != n.threads.size()) {
-    out += fmt::format(" (stack ends here for {})", n.ending.to_string(ranked));
-  }
-  out += '\n';
-  for (const auto& [name_of_child, c] : by_name(n, names)) {
-    text_node(*c, name_of_child, depth + 1, names, ranked, out);
-  }
 }
 
 std::string dot_escape(const std::string& s) {
@@ -45,18 +28,43 @@ std::string dot_escape(const std::string& s) {
   return out;
 }
 
-void dot_node(const StackTree::Node& n, const std::string& label, int id, int& next,
-              std::string& out, const NameTable& names, bool ranked) {
-  out += fmt::format("  n{} [label=\"{}\\n{}: {}\"];\n", id, dot_escape(label), n.threads.size(),
-                     dot_escape(n.threads.to_string(ranked)));
-  for (const auto& [name, c] : by_name(n, names)) {
-    const int child = next++;
-    out += fmt::format("  n{} -> n{} [label=\"{}\"];\n", id, child, c->threads.size());
-    dot_node(*c, name, child, next, out, names, ranked);
+/// A node still to print, in pre-order.
+struct Pending {
+  const StackTree::Node* node;
+  std::string name;
+  int depth;   ///< text: 0 = the root's children
+  int parent;  ///< DOT: the parent's node number (-1: none)
+};
+
+/// Pushes `n`'s children onto `todo` so they pop in name order.
+void push_children(const StackTree::Node& n, int depth, int parent, const NameTable& names,
+                   std::vector<Pending>& todo) {
+  auto children = by_name(n, names);
+  for (auto it = children.rbegin(); it != children.rend(); ++it) {
+    todo.push_back({it->second, std::move(it->first), depth, parent});
   }
 }
 
 }  // namespace
+
+StackTree::Node::~Node() {
+  if (children.empty()) return;
+  // Detach each level's child maps before they are destroyed, so no
+  // destructor below finds children: constant native stack at any depth.
+  std::vector<std::map<FunctionKey, Node>> pending(1);
+  pending.back().swap(children);
+  while (!pending.empty()) {
+    std::map<FunctionKey, Node> level;
+    level.swap(pending.back());
+    pending.pop_back();
+    for (auto& [key, child] : level) {
+      if (!child.children.empty()) {
+        pending.emplace_back();
+        pending.back().swap(child.children);
+      }
+    }
+  }
+}
 
 void StackTree::add(ThreadId thread, const std::vector<FunctionKey>& stack) {
   Node* n = &root_;
@@ -69,14 +77,39 @@ void StackTree::add(ThreadId thread, const std::vector<FunctionKey>& stack) {
 }
 
 void StackTree::merge(const StackTree& other) {
-  merge_node(root_, other.root_);
+  std::vector<std::pair<Node*, const Node*>> todo{{&root_, &other.root_}};
+  while (!todo.empty()) {
+    auto [into, from] = todo.back();
+    todo.pop_back();
+    into->threads.merge(from->threads);
+    into->ending.merge(from->ending);
+    for (const auto& [key, child] : from->children) todo.emplace_back(&into->children[key], &child);
+  }
 }
 
 std::string StackTree::to_text(const NameTable& names, bool ranked) const {
   std::string out =
       fmt::format("{} thread{} ({})\n", root_.threads.size(), root_.threads.size() == 1 ? "" : "s",
                   root_.threads.to_string(ranked));
-  for (const auto& [name, c] : by_name(root_, names)) text_node(*c, name, 1, names, ranked, out);
+  std::vector<Pending> todo;
+  push_children(root_, 1, -1, names, todo);
+  while (!todo.empty()) {
+    Pending p = std::move(todo.back());
+    todo.pop_back();
+    const StackTree::Node& n = *p.node;
+    if (p.depth <= kMaxIndentDepth) {
+      out += fmt::format("{:{}}", "", 2 * p.depth);
+    } else {
+      out += fmt::format("{:{}}[depth {}] ", "", 2 * kMaxIndentDepth, p.depth);
+    }
+    out += fmt::format("{} [{} thread{}: {}]", p.name, n.threads.size(),
+                       n.threads.size() == 1 ? "" : "s", n.threads.to_string(ranked));
+    if (!n.ending.empty() && n.ending.size() != n.threads.size()) {
+      out += fmt::format(" (stack ends here for {})", n.ending.to_string(ranked));
+    }
+    out += '\n';
+    push_children(n, p.depth + 1, -1, names, todo);
+  }
   if (!root_.ending.empty()) {
     out += fmt::format("  (no open call: {})\n", root_.ending.to_string(ranked));
   }
@@ -85,8 +118,20 @@ std::string StackTree::to_text(const NameTable& names, bool ranked) const {
 
 std::string StackTree::to_dot(const NameTable& names, bool ranked) const {
   std::string out = "digraph stacks {\n  node [shape=box];\n";
-  int next = 1;
-  dot_node(root_, "all threads", 0, next, out, names, ranked);
+  // Node numbers in pre-order; each edge just before its child's subtree.
+  std::vector<Pending> todo{{&root_, "all threads", 0, -1}};
+  int next = 0;
+  while (!todo.empty()) {
+    Pending p = std::move(todo.back());
+    todo.pop_back();
+    const int id = next++;
+    if (p.parent >= 0) {
+      out += fmt::format("  n{} -> n{} [label=\"{}\"];\n", p.parent, id, p.node->threads.size());
+    }
+    out += fmt::format("  n{} [label=\"{}\\n{}: {}\"];\n", id, dot_escape(p.name),
+                       p.node->threads.size(), dot_escape(p.node->threads.to_string(ranked)));
+    push_children(*p.node, 0, id, names, todo);
+  }
   out += "}\n";
   return out;
 }

@@ -30,13 +30,29 @@ class OpenStack {
   std::vector<FunctionKey> stack_;
 };
 
+/// Every operation walks the tree with an explicit stack, never by
+/// recursion: a thread that died of a stack overflow leaves a stack of
+/// 10^5-10^6 frames (the reader accepts up to 2^26).
 class StackTree {
  public:
   struct Node {
     ThreadSet threads;  ///< threads whose stack passes through (or ends at) this node
     ThreadSet ending;   ///< threads whose stack ends exactly here
     std::map<FunctionKey, Node> children;
+
+    Node() = default;
+    Node(const Node&) = default;
+    Node(Node&&) = default;
+    Node& operator=(const Node&) = default;
+    Node& operator=(Node&&) = default;
+    /// Takes the descendants apart level by level (no recursion).
+    ~Node();
   };
+
+  /// Text lines are indented two spaces per depth up to this depth, and
+  /// no further (deeper lines say their depth): the text stays linear in
+  /// the number of nodes on a 10^6-deep stack.
+  static constexpr int kMaxIndentDepth = 256;
 
   /// Adds `thread`'s stack (outermost first). An empty stack (the thread
   /// returned from everything) counts at the root only.
@@ -44,8 +60,9 @@ class StackTree {
   void merge(const StackTree& other);
   const Node& root() const { return root_; }
 
-  /// Indented text: one line per node, "<threads count>: <ranges> <name>".
-  /// `ranked`: see ThreadSet::to_string().
+  /// Indented text: one line per node, "<name> [<count> threads: <ranges>]",
+  /// below kMaxIndentDepth "[depth <d>] <name> [...]". `ranked`: see
+  /// ThreadSet::to_string().
   std::string to_text(const NameTable& names, bool ranked = true) const;
   /// Graphviz DOT: one node per tree node, labelled with the function name
   /// and the thread ranges.

@@ -6,6 +6,7 @@
 // assumed.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -33,8 +34,10 @@ class SummaryWriter {
   std::string bytes_;
 };
 
-/// Reads what SummaryWriter wrote. Throws std::runtime_error when the bytes
-/// end early or a varint is malformed.
+/// Reads what SummaryWriter wrote. The bytes come from another process:
+/// every read checks them, and throws std::runtime_error when they end
+/// early, a varint is malformed (more than 64 bits) or a count cannot be
+/// right (count() is what bounds allocations by the size of the input).
 class SummaryReader {
  public:
   explicit SummaryReader(std::string_view bytes) : bytes_(bytes) {}
@@ -43,10 +46,20 @@ class SummaryReader {
     for (unsigned shift = 0; shift < 64; shift += 7) {
       if (pos_ == bytes_.size()) fail();
       const auto b = static_cast<std::uint8_t>(bytes_[pos_++]);
+      // The tenth byte holds bit 63 only.
+      if (shift == 63 && b > 1) fail();
       v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
       if ((b & 0x80) == 0) return v;
     }
     fail();
+  }
+  /// A count of items that take at least `min_bytes` bytes each (>= 1):
+  /// throws when the bytes left cannot hold that many, so a caller may
+  /// reserve or resize to the count without trusting it.
+  std::uint64_t count(std::size_t min_bytes) {
+    const std::uint64_t n = number();
+    if (n > (bytes_.size() - pos_) / min_bytes) fail();
+    return n;
   }
   std::string text() {
     const std::uint64_t n = number();
@@ -56,10 +69,16 @@ class SummaryReader {
     return s;
   }
   bool done() const { return pos_ == bytes_.size(); }
+  /// Throws unless every byte was read (trailing bytes are malformed).
+  void expect_done() const {
+    if (!done()) fail();
+  }
 
  private:
   [[noreturn]] void fail() const {
-    throw std::runtime_error("partial result from another rank is cut short or malformed");
+    throw std::runtime_error(
+        "partial result from another rank is cut short or malformed (at byte " +
+        std::to_string(pos_) + " of " + std::to_string(bytes_.size()) + ")");
   }
   std::string_view bytes_;
   std::size_t pos_ = 0;

@@ -12,7 +12,7 @@
 
 #include "analysis/classes.h"
 #include "analysis/divergence.h"
-#include "analysis/summary_bytes.h"
+#include "analysis/partial_results.h"
 #include "commands.h"
 #include "parallel.h"
 #include "reader_team.h"
@@ -31,12 +31,7 @@ struct ClassesOptions {
 
 // One owned thread's result: its class hash and, for --similarity, its
 // caller -> callee edge hashes (sorted).
-struct ThreadClass {
-  std::uint64_t process = 0;  ///< index in the directory: the serial order
-  analysis::ThreadId id;
-  std::uint64_t hash = 0;
-  std::vector<std::uint64_t> edges;
-};
+using ThreadClass = analysis::ClassesPartial::Thread;
 
 void print_similarity(const TraceInput& input, const std::vector<ThreadClass>& threads) {
   const std::size_t n = threads.size();
@@ -89,18 +84,14 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
     results[i].edges.assign(edges.begin(), edges.end());
     std::sort(results[i].edges.begin(), results[i].edges.end());
   });
-  analysis::SummaryWriter out;
-  out.number(static_cast<std::uint64_t>(input.status()));
-  out.number(threads.size());
+  analysis::ClassesPartial out;
+  out.status = input.status();
   for (std::size_t i = 0; i < threads.size(); ++i) {
-    out.number(threads[i].process);
-    out.number(threads[i].id.rank);
-    out.number(threads[i].id.thread);
-    out.number(results[i].hash);
-    out.number(results[i].edges.size());
-    for (const auto h : results[i].edges) out.number(h);
+    results[i].process = threads[i].process;
+    results[i].id = threads[i].id;
   }
-  return out.take();
+  out.threads = std::move(results);
+  return analysis::write_classes_partial(out);
 }
 
 int run_classes(const ClassesOptions& o) {
@@ -115,17 +106,9 @@ int run_classes(const ClassesOptions& o) {
   int status = 0;
   std::vector<ThreadClass> threads;
   for (const auto& part : partials) {
-    analysis::SummaryReader in(part);
-    status |= static_cast<int>(in.number());
-    for (std::uint64_t n = in.number(); n > 0; --n) {
-      ThreadClass& t = threads.emplace_back();
-      t.process = in.number();
-      t.id.rank = in.number();
-      t.id.thread = in.number();
-      t.hash = in.number();
-      t.edges.resize(in.number());
-      for (auto& h : t.edges) h = in.number();
-    }
+    analysis::ClassesPartial p = analysis::read_classes_partial(part, input.processes().size());
+    status |= p.status;
+    for (auto& t : p.threads) threads.push_back(std::move(t));
   }
   // The serial order: by process, each process's threads as listed.
   std::stable_sort(threads.begin(), threads.end(), [](const ThreadClass& a, const ThreadClass& b) {

@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "analysis/partial_results.h"
 #include "analysis/stack_tree.h"
-#include "analysis/summary_bytes.h"
 #include "commands.h"
 #include "parallel.h"
 #include "reader_team.h"
@@ -34,25 +34,15 @@ std::string stacks_partial(TraceInput& input) {
     input.finished(*stream);
     stacks[i] = stack.frames();
   });
-  analysis::SummaryWriter out;
-  out.number(static_cast<std::uint64_t>(input.status()));
-  out.number(threads.size());
+  analysis::StacksPartial out;
+  out.status = input.status();
   std::set<analysis::FunctionKey> keys;
   for (std::size_t i = 0; i < threads.size(); ++i) {
-    out.number(threads[i].id.rank);
-    out.number(threads[i].id.thread);
-    out.number(stacks[i].size());
-    for (const auto key : stacks[i]) {
-      out.number(key);
-      keys.insert(key);
-    }
+    out.threads.push_back({threads[i].id, std::move(stacks[i])});
+    keys.insert(out.threads.back().stack.begin(), out.threads.back().stack.end());
   }
-  out.number(keys.size());
-  for (const auto key : keys) {
-    out.number(key);
-    out.text(input.names().name(key));
-  }
-  return out.take();
+  for (const auto key : keys) out.names.emplace_back(key, input.names().name(key));
+  return analysis::write_stacks_partial(out);
 }
 
 int run_stacks(const StacksOptions& o) {
@@ -67,19 +57,10 @@ int run_stacks(const StacksOptions& o) {
   analysis::NameTable names;
   int status = 0;
   for (const auto& part : partials) {
-    analysis::SummaryReader in(part);
-    status |= static_cast<int>(in.number());
-    for (std::uint64_t n = in.number(); n > 0; --n) {
-      analysis::ThreadId id{in.number(), 0};
-      id.thread = in.number();
-      std::vector<analysis::FunctionKey> stack(in.number());
-      for (auto& key : stack) key = in.number();
-      tree.add(id, stack);
-    }
-    for (std::uint64_t n = in.number(); n > 0; --n) {
-      const analysis::FunctionKey key = in.number();
-      names.add(key, in.text());
-    }
+    const analysis::StacksPartial p = analysis::read_stacks_partial(part);
+    status |= p.status;
+    for (const auto& t : p.threads) tree.add(t.id, t.stack);
+    for (const auto& [key, name] : p.names) names.add(key, name);
   }
   fmt::print("{}", o.format == "dot" ? tree.to_dot(names, input->ranked())
                                      : tree.to_text(names, input->ranked()));

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/call_counts.h"
-#include "analysis/summary_bytes.h"
+#include "analysis/partial_results.h"
 #include "commands.h"
 #include "parallel.h"
 #include "reader_team.h"
@@ -28,17 +28,7 @@ struct StatsOptions {
 
 // Counts keyed by name (as shown: visible_text), so processes (whose IDs
 // differ) can be merged.
-struct CallStats {
-  std::map<std::string, std::uint64_t> calls;
-  std::map<std::pair<std::string, std::string>, std::uint64_t> edges;
-  std::uint64_t marks = 0;  ///< user marks (never filtered out)
-
-  void merge(const CallStats& o) {
-    marks += o.marks;
-    for (const auto& [k, v] : o.calls) calls[k] += v;
-    for (const auto& [k, v] : o.edges) edges[k] += v;
-  }
-};
+using CallStats = analysis::NamedCallStats;
 
 // One thread's counts, by function ID of its process (analysis::CallCounts,
 // a batch of call events at a time), then named. Runs on a worker thread:
@@ -92,36 +82,6 @@ void print_stats(const std::string& title, const CallStats& s) {
   fmt::print("{:>14}  marks\n\n", s.marks);
 }
 
-void write_stats(analysis::SummaryWriter& out, const CallStats& s) {
-  out.number(s.marks);
-  out.number(s.calls.size());
-  for (const auto& [name, n] : s.calls) {
-    out.text(name);
-    out.number(n);
-  }
-  out.number(s.edges.size());
-  for (const auto& [edge, n] : s.edges) {
-    out.text(edge.first);
-    out.text(edge.second);
-    out.number(n);
-  }
-}
-
-CallStats read_stats(analysis::SummaryReader& in) {
-  CallStats s;
-  s.marks = in.number();
-  for (std::uint64_t n = in.number(); n > 0; --n) {
-    std::string name = in.text();
-    s.calls[std::move(name)] += in.number();
-  }
-  for (std::uint64_t n = in.number(); n > 0; --n) {
-    std::string caller = in.text();
-    std::string callee = in.text();
-    s.edges[{std::move(caller), std::move(callee)}] += in.number();
-  }
-  return s;
-}
-
 // What --by prints one table for: a thread (process index, its position in
 // the process's thread list), a whole process (position 0) or the program
 // (0, 0). Members send one CallStats per unit; units never span members
@@ -164,17 +124,12 @@ std::string stats_partial(TraceInput& input, const StatsOptions& o) {
     unit.tid = results[i].tid;
     unit.thread = threads[i].id.thread;
   }
-  analysis::SummaryWriter out;
-  out.number(static_cast<std::uint64_t>(input.status()));
-  out.number(units.size());
-  for (const auto& [u, unit] : units) {
-    out.number(u.process);
-    out.number(u.position);
-    out.number(unit.tid);
-    out.number(unit.thread);
-    write_stats(out, unit.stats);
+  analysis::StatsPartial out;
+  out.status = input.status();
+  for (auto& [u, unit] : units) {
+    out.units.push_back({u.process, u.position, unit.tid, unit.thread, std::move(unit.stats)});
   }
-  return out.take();
+  return analysis::write_stats_partial(out);
 }
 
 int run_stats(const StatsOptions& o) {
@@ -188,16 +143,13 @@ int run_stats(const StatsOptions& o) {
   int status = 0;
   std::map<Unit, UnitStats> units;
   for (const auto& part : partials) {
-    analysis::SummaryReader in(part);
-    status |= static_cast<int>(in.number());
-    for (std::uint64_t n = in.number(); n > 0; --n) {
-      Unit u;
-      u.process = in.number();
-      u.position = in.number();
-      UnitStats& unit = units[u];
-      unit.tid = in.number();
-      unit.thread = in.number();
-      unit.stats.merge(read_stats(in));
+    const analysis::StatsPartial p = analysis::read_stats_partial(part, input->processes().size());
+    status |= p.status;
+    for (const auto& in : p.units) {
+      UnitStats& unit = units[Unit{in.process, in.position}];
+      unit.tid = in.tid;
+      unit.thread = in.thread;
+      unit.stats.merge(in.stats);
     }
   }
   if (o.by == "program") {

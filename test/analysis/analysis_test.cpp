@@ -4,6 +4,7 @@
 // divergence. No files: the analyses consume streams.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <span>
@@ -187,6 +188,83 @@ TEST(StackTreeTest, MergedStacksWithRanges) {
             "    b [1 thread: rank 3]\n"
             "    w [3 threads: ranks 0-2]\n");
   EXPECT_NE(a.to_dot(names).find("digraph"), std::string::npos);
+}
+
+// classes --by loops on a thread that died of a stack overflow: the loop
+// summary's structure hash recursed once per nesting level (a crash).
+TEST(ClassesTest, LoopsKeyOfAStackOverflowDepthTakesNoNativeStack) {
+  constexpr std::uint32_t kDepth = 300000;
+  auto deep = [&](std::uint32_t closed) {
+    std::vector<Event> events;
+    for (std::uint32_t d = 0; d < kDepth; ++d) events.push_back({true, function_key("r"), d});
+    for (std::uint32_t k = 0; k < closed; ++k) {
+      events.push_back({false, function_key("r"), kDepth - 1 - k});
+    }
+    FingerprintBuilder fp(ClassBy::kLoops);
+    fp.push(std::span<const Event>(events));
+    return fp.finish();
+  };
+  const std::uint64_t open = deep(0);
+  EXPECT_EQ(open, deep(0));
+  EXPECT_NE(open, deep(1));
+}
+
+// parlot-read loops on the same thread: to_string() recursed per level too.
+TEST(Loops, TextOfAStackOverflowDepthTakesNoNativeStack) {
+  constexpr std::uint32_t kDepth = 300000;
+  NameTable names;
+  names.add(function_key("r"), "r");
+  LoopBuilder b(8);
+  for (std::uint32_t d = 0; d < kDepth; ++d) b.push({true, function_key("r"), d});
+  b.push({false, function_key("r"), kDepth - 1});  // the innermost call returned
+  const std::string text = b.finish().to_string(names);
+  std::string expected;
+  for (std::uint32_t d = 0; d + 1 < kDepth; ++d) expected += "r { ";
+  expected += "r";
+  for (std::uint32_t d = 0; d + 1 < kDepth; ++d) expected += " ...";
+  EXPECT_EQ(text, expected);
+}
+
+// A thread that died of a stack overflow leaves 10^5-10^6 open frames. The
+// tree used to recurse once per frame in to_text, to_dot, merge and the
+// node destructor (a crash of parlot-read stacks on exactly the trace it
+// is for) and to indent two spaces per frame (10^11 bytes of text here).
+TEST(StackTreeTest, StackOverflowDepthIsWalkedWithoutRecursionInLinearText) {
+  constexpr std::size_t kDepth = 300000;
+  NameTable names;
+  names.add(function_key("main"), "main");
+  names.add(function_key("r"), "r");
+  std::vector<FunctionKey> deep(kDepth, function_key("r"));
+  deep[0] = function_key("main");
+  StackTree a, b;
+  a.add({0, 0}, deep);
+  b.add({1, 0}, deep);
+  b.add({2, 0}, {function_key("main"), function_key("r")});
+  a.merge(b);
+
+  const std::string text = a.to_text(names);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), static_cast<long>(kDepth + 1));
+  EXPECT_LT(text.size(), kDepth * 600);
+  EXPECT_TRUE(
+      text.starts_with("3 threads (ranks 0-2)\n  main [3 threads: ranks 0-2]\n"
+                       "    r [3 threads: ranks 0-2] (stack ends here for rank 2)\n"
+                       "      r [2 threads: ranks 0-1]\n"));
+  const std::string at_limit =
+      std::string(2 * StackTree::kMaxIndentDepth, ' ') + "r [2 threads: ranks 0-1]\n";
+  const std::string below = std::string(2 * StackTree::kMaxIndentDepth, ' ') + "[depth " +
+                            std::to_string(StackTree::kMaxIndentDepth + 1) +
+                            "] r [2 threads: ranks 0-1]\n";
+  EXPECT_NE(text.find("\n" + at_limit + below), std::string::npos);
+  EXPECT_TRUE(text.ends_with(std::string(2 * StackTree::kMaxIndentDepth, ' ') + "[depth " +
+                             std::to_string(kDepth) + "] r [2 threads: ranks 0-1]\n"));
+
+  const std::string dot = a.to_dot(names);
+  std::size_t edges = 0;
+  for (std::size_t pos = 0; (pos = dot.find(" -> ", pos)) != std::string::npos; ++pos) ++edges;
+  EXPECT_EQ(edges, kDepth);  // one per node below the root
+  EXPECT_NE(dot.find("  n0 -> n1 [label=\"3\"];\n  n1 [label=\"main\\n3: ranks 0-2\"];\n"),
+            std::string::npos);
+  // a and b are destroyed here: 300,000 nested nodes each.
 }
 
 TEST(DivergenceTest, FirstDifferingEventWithStackAndCounts) {
