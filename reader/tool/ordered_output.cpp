@@ -78,12 +78,32 @@ int print_in_order(ReaderTeam& team, const std::vector<unsigned>& owner,
     return 0;
   }
   // Items each member still has to send; a member with none left waits for
-  // no request.
+  // no request. The leader asks a member for its next message as soon as it
+  // took the last one of an item (requested[]), so that message is on its
+  // way while the leader prints other members' items: at most one message
+  // per member is in flight.
   std::vector<std::size_t> remaining(team.size(), 0);
+  std::vector<bool> requested(team.size(), false);
   for (const unsigned o : owner) ++remaining[o];
+  auto request = [&](unsigned r) {
+    team.send(kNext, r);
+    requested[r] = true;
+  };
+  for (unsigned r = 1; r < team.size(); ++r) {
+    if (remaining[r] > 0) request(r);
+  }
+  // Ends the other members: a message already asked for is taken first
+  // (a member blocked sending it would never end), then a member that
+  // still has items is told to stop.
   auto stop_others = [&] {
     for (unsigned r = 1; r < team.size(); ++r) {
-      if (remaining[r] > 0) team.send(kStop, r);
+      if (remaining[r] == 0) continue;
+      if (requested[r]) {
+        const std::string message = team.receive(r);
+        if (message.empty() || message[0] == kFailed) continue;
+        if (message[0] == kEnd && --remaining[r] == 0) continue;
+      }
+      team.send(kStop, r);
     }
   };
   int status = 0;
@@ -103,7 +123,8 @@ int print_in_order(ReaderTeam& team, const std::vector<unsigned>& owner,
       continue;
     }
     for (;;) {
-      team.send(kNext, from);
+      if (!requested[from]) team.send(kNext, from);
+      requested[from] = false;
       const std::string message = team.receive(from);
       if (message.size() < kHeader) throw std::runtime_error("short message from a reader rank");
       const std::string_view text = std::string_view(message).substr(kHeader);
@@ -116,7 +137,7 @@ int print_in_order(ReaderTeam& team, const std::vector<unsigned>& owner,
       write_stdout(text);
       if (message[0] == kEnd) {
         status |= message[1];
-        --remaining[from];
+        if (--remaining[from] > 0) request(from);
         break;
       }
     }

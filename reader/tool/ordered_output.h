@@ -4,10 +4,11 @@
 // has an owner; the owner writes the item's text; the leader walks the
 // items in order, writes its own items' text to stdout and takes the
 // others' from their owners, one message at a time when it asks for it
-// (a one-byte request per message), so no member holds more than
-// kRunAhead bytes of text that the leader has not printed yet, and the
-// leader never holds another member's output beyond one message. In a team
-// of one it is a plain loop over the items writing to stdout.
+// (a one-byte request per message, sent for a member's next item as soon
+// as its previous one is taken), so no member holds more than kRunAhead
+// bytes (plus one write) of text that the leader has not printed yet, and
+// at most one message per member is in flight to the leader. In a team of
+// one it is a plain loop over the items writing to stdout.
 #pragma once
 
 #include <cstddef>

@@ -235,6 +235,53 @@ TEST_F(ParallelReadForkTree, DamagedProcessIsReportedOnceAsSerially) {
   }
 }
 
+// Corrupt event data found while printing (after other processes' text):
+// the serial run prints up to it, then the error; under mpirun the leader
+// prints the same text and the same single error, and every rank ends.
+// Process 3's thread file is damaged (owned by rank 1 under -np 2, by
+// rank 0 under -np 3), in the first place, scanning byte by byte, where
+// the decoder fails rather than the file's structure checks.
+TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
+  const fs::path copy = tmp_.path() / "corrupt";
+  const auto listing = list_trace_directory(dir());
+  ASSERT_EQ(listing.size(), 25u);
+  const fs::path relative = fs::relative(listing[3].directory, dir());
+  const std::string d = copy.string();
+  RunResult serial;
+  const std::string error = "parlot-read: error: ";
+  bool found = false;
+  for (std::size_t offset = 64; offset < 400 && !found; offset += 2) {
+    fs::remove_all(copy);
+    fs::copy(dir(), copy, fs::copy_options::recursive);
+    fs::path file;
+    for (const auto& e : fs::directory_iterator(copy / relative)) {
+      if (e.path().filename().string().starts_with("thread-")) file = e.path();
+    }
+    std::string bytes = slurp(file);
+    if (offset + 4 > bytes.size()) break;
+    for (std::size_t i = offset; i < offset + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    serial = parlot_read({"trace", d});
+    found = serial.exit_status == 1 && !serial.out.empty() &&
+            serial.err.find("corrupt event data") != std::string::npos;
+  }
+  ASSERT_TRUE(found) << "no offset makes the decoder fail";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"trace", d}, {"loops", d}, {"diff", dir().string(), d}}) {
+    const RunResult expected = args[0] == "trace" ? serial : parlot_read(args);
+    EXPECT_EQ(expected.exit_status, 1) << args[0];
+    for (const int n : {2, 3}) {
+      const RunResult parallel = mpirun_read(n, args);
+      EXPECT_EQ(parallel.exit_status, 1) << args[0] << " on " << n << " ranks";
+      EXPECT_EQ(parallel.out, expected.out) << args[0] << " on " << n << " ranks";
+      const auto first = parallel.err.find(error);
+      ASSERT_NE(first, std::string::npos) << parallel.err;
+      EXPECT_EQ(parallel.err.find(error, first + 1), std::string::npos) << parallel.err;
+      EXPECT_THAT(parallel.err, HasSubstr(expected.err)) << args[0] << " on " << n << " ranks";
+    }
+  }
+}
+
 TEST_F(ParallelRead, HaloOnFourRanksReadOnFourRanksEqualsSerial) {
   if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not on PATH";
   if (!fs::exists(halo())) GTEST_SKIP() << halo() << " was not built (MPI not found)";
