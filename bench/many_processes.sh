@@ -2,15 +2,17 @@
 # Reading big jobs (issue 9 §6-§7): records examples/fork_tree with N
 # children (N + 1 processes; children 517 and 900 are outliers when N is
 # big enough) and, in the same run, times `stats`, `classes --by trace` and
-# `stacks` read serially (-j 1: the single-threaded reader, the baseline),
-# with one decoding thread per core (-j 0), and under `mpirun -np 4`
-# (-j 1 each). Prints wall time, CPU time (user + sys, all processes), peak
+# `stacks` and `loops` read serially (-j 1: the single-threaded reader, the
+# baseline), with one decoding thread per core (-j 0), and under
+# `mpirun -np 4` (-j 1 each). Prints wall time, CPU time (user + sys, all processes), peak
 # RSS (the largest process), events/s per CPU second and overall, the ratio
 # to the serial run, and checks that every variant printed the same output.
 # A second part does the same on one big thread (examples/user_api M: 2M+6
 # events) for stats, classes and stacks. With PARLOT_READ_BASELINE set to
 # another parlot-read (e.g. one built from main), each view is first run
-# with it (-j 1, row "baseline") and the serial row is compared to it.
+# with it (-j 1, row "baseline") and the serial row is compared to it, and
+# it also runs under mpirun (row "mpirun4.baseline", its MPI plugin found
+# next to it).
 # Usage: bench/many_processes.sh [BUILD_DIR] [CHILDREN] [ITERATIONS] [USER_API_N]
 #        (defaults: build 1024 2000 100000000; USER_API_N 0 skips part two)
 set -euo pipefail
@@ -72,6 +74,10 @@ views() {
     fi
     measure "$name.threads" "$n" "$name.serial" "$read_tool" $view -j 0 "$dir"
     if command -v mpirun >/dev/null; then
+      if [[ -n "${PARLOT_READ_BASELINE:-}" ]]; then
+        measure "$name.mpirun4.baseline" "$n" "$name.serial" "${mpirun[@]}" \
+          "$(realpath "$PARLOT_READ_BASELINE")" $view -j 1 "$dir"
+      fi
       measure "$name.mpirun4" "$n" "$name.serial" "${mpirun[@]}" "$read_tool" $view -j 1 "$dir"
     fi
   done
@@ -85,7 +91,7 @@ printf 'fork_tree %s %s %s: %s processes, %s events, %s trace bytes, recorded in
   "$children" "$iterations" "${outliers[*]}" "$(ls "$work/job" | wc -l)" "$n" \
   "$(du -sb "$work/job" | cut -f1)" "$(echo "$(date +%s.%N) - $start" | bc)"
 echo "$(nproc) cores"
-views "$work/job" "$n" "stats" "classes --by trace" "stacks"
+views "$work/job" "$n" "stats" "classes --by trace" "stacks" "loops"
 echo "--- classes --by trace (serial) output, head"
 head -n 12 "$work/classes-by-trace.serial.out"
 

@@ -17,6 +17,7 @@ packages=(
   file  # cpack -G DEB (test/install): finds the ELF files for dpkg-shlibdeps
   chromium libpng-dev  # speedscope_viewer_test: headless browser; reads its screenshot
   uftrace  # libcalls_test: the reference recorder of library calls; bench comparisons
+  strace  # parallel_read_test: which files each rank of an mpirun'd parlot-read opens
   "$@"
 )
 # npm installs speedscope below; Debian's npm when the machine has none.

@@ -219,10 +219,32 @@ struct ProcessTrace {
   std::vector<std::string> errors;
 };
 
-/// Opens a trace directory: either one process directory (it holds a
-/// "process" file) or a run directory holding process directories.
-/// Processes are sorted by rank, then pid. Throws FormatError when nothing
-/// readable is found or a required file is malformed.
+/// One process directory as list_trace_directory() finds it: where it is and
+/// its "process" file, nothing else read yet.
+struct ProcessListing {
+  std::filesystem::path directory;
+  ProcessMetadata metadata;
+};
+
+/// Lists a trace directory (either one process directory, it holds a
+/// "process" file, or a run directory holding process directories) reading
+/// only each process's "process" file, so that a reader can then open just
+/// the processes it needs (a member of an mpirun'd parlot-read opens its
+/// share). Sorted by rank (none first), then start time (ns), then pid: the
+/// order of open_trace_directory(). Throws FormatError when `dir` is not a
+/// directory, holds no process directory, or a process file is malformed.
+std::vector<ProcessListing> list_trace_directory(const std::filesystem::path& dir);
+
+/// Opens one listed process: its load map, function table, crash record
+/// and thread file listing (sorted by thread index). A missing load map or
+/// function table is a warning, a missing or irregular thread file an error
+/// (ProcessTrace::warnings, ::errors). Throws FormatError (file and offset)
+/// when the load map, function table or crash record is malformed.
+ProcessTrace open_process_directory(ProcessListing listed);
+
+/// Opens a trace directory: list_trace_directory(), then
+/// open_process_directory() of every process, in that order. Throws
+/// FormatError as those do.
 std::vector<ProcessTrace> open_trace_directory(const std::filesystem::path& dir);
 
 }  // namespace parlot

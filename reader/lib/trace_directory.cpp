@@ -5,14 +5,14 @@
 #include "parlot/trace_reader.h"
 
 namespace parlot {
-namespace {
 
 namespace fs = std::filesystem;
 
-ProcessTrace open_process(const fs::path& dir) {
+ProcessTrace open_process_directory(ProcessListing listed) {
   ProcessTrace p;
-  p.directory = dir;
-  p.metadata = read_process_metadata(dir / "process");
+  p.directory = std::move(listed.directory);
+  p.metadata = std::move(listed.metadata);
+  const fs::path& dir = p.directory;
   if (fs::exists(dir / "loadmap")) {
     p.load_map = read_load_map(dir / "loadmap");
   } else {
@@ -64,34 +64,41 @@ ProcessTrace open_process(const fs::path& dir) {
   return p;
 }
 
-}  // namespace
-
-std::vector<ProcessTrace> open_trace_directory(const fs::path& dir) {
+std::vector<ProcessListing> list_trace_directory(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw FormatError(dir, 0, "not a directory");
-  std::vector<ProcessTrace> processes;
+  std::vector<ProcessListing> processes;
   if (fs::exists(dir / "process")) {
-    processes.push_back(open_process(dir));
+    processes.push_back({dir, read_process_metadata(dir / "process")});
     return processes;
   }
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.is_directory() && fs::exists(e.path() / "process")) {
-      processes.push_back(open_process(e.path()));
+      processes.push_back({e.path(), read_process_metadata(e.path() / "process")});
     }
   }
   if (ec) throw FormatError(dir, 0, "cannot list directory: " + ec.message());
   if (processes.empty()) {
     throw FormatError(dir, 0, "no Parlot process directory here (nothing was traced?)");
   }
-  auto rank_of = [](const ProcessTrace& p) {
+  auto rank_of = [](const ProcessListing& p) {
     return p.metadata.rank.empty() ? -1 : std::strtoll(p.metadata.rank.c_str(), nullptr, 10);
   };
-  std::sort(processes.begin(), processes.end(), [&](const ProcessTrace& a, const ProcessTrace& b) {
-    if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
-    if (a.metadata.start_ns != b.metadata.start_ns)
-      return a.metadata.start_ns < b.metadata.start_ns;
-    return a.metadata.pid < b.metadata.pid;
-  });
+  std::sort(processes.begin(), processes.end(),
+            [&](const ProcessListing& a, const ProcessListing& b) {
+              if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
+              if (a.metadata.start_ns != b.metadata.start_ns)
+                return a.metadata.start_ns < b.metadata.start_ns;
+              return a.metadata.pid < b.metadata.pid;
+            });
+  return processes;
+}
+
+std::vector<ProcessTrace> open_trace_directory(const fs::path& dir) {
+  std::vector<ProcessTrace> processes;
+  for (auto& listed : list_trace_directory(dir)) {
+    processes.push_back(open_process_directory(std::move(listed)));
+  }
   return processes;
 }
 

@@ -98,7 +98,7 @@ int run_classes(const ClassesOptions& o) {
   ReaderTeam& team = ReaderTeam::get();
   std::optional<TraceInput> owned;
   const auto partials = gather_partials(team, [&] {
-    owned.emplace(o.view, [&](std::size_t i) { return team.owns(i); });
+    owned.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
     return classes_partial(*owned, o);
   });
   if (!team.leader()) return 0;

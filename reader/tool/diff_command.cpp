@@ -2,16 +2,21 @@
 // index), or two threads of one run (--left rank=0 --right rank=3), part:
 // the first divergent event with context and the call stack there, and the
 // per-function call-count deltas, and the loop-level diff of the two loop
-// summaries (diffNLR), built in the same pass over the events.
+// summaries (diffNLR), built in the same pass over the events. Under
+// mpirun the ranks split the pairs of two runs and rank 0 prints them in
+// order; two threads of one run are compared on rank 0 alone.
 #include <fmt/core.h>
 
 #include <charconv>
+#include <optional>
 
 #include "analysis/divergence.h"
 #include "analysis/loop_diff.h"
 #include "analysis/loops.h"
 #include "commands.h"
+#include "ordered_output.h"
 #include "prefetch_source.h"
+#include "reader_team.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -78,12 +83,70 @@ analysis::ThreadId parse_thread(const std::string& spec) {
   return id;
 }
 
+// Two runs, threads matched by rank and thread index. The pairs are split
+// by rank (rank mod team size: a member opens the processes of both runs
+// with its ranks, so each pair is on one member); the leader prints them in
+// the serial order (print_in_order): the left run's threads, each with its
+// pair's report or "only in LEFT", then the right run's threads that have
+// no pair.
+int diff_runs(ReaderTeam& team, const DiffOptions& o) {
+  ViewOptions rv = o.left;
+  rv.dir = o.right_dir;
+  const auto owns = [&](std::size_t, std::uint64_t rank) {
+    return rank % team.size() == team.rank();
+  };
+  std::optional<TraceInput> left, right;
+  if (!all_succeed(team, [&] {
+        left.emplace(o.left, owns);
+        right.emplace(rv, owns);
+      })) {
+    return 0;
+  }
+  analysis::NameTable names = left->names();
+  names.merge(right->names());
+  // Items: the left run's processes, then the right run's.
+  const std::size_t left_processes = left->processes().size();
+  std::vector<unsigned> owner(left_processes + right->processes().size());
+  for (std::size_t i = 0; i < owner.size(); ++i) {
+    const std::uint64_t rank =
+        i < left_processes ? left->rank_of(i) : right->rank_of(i - left_processes);
+    owner[i] = static_cast<unsigned>(rank % team.size());
+  }
+  return print_in_order(team, owner, [&](std::size_t item, ItemWriter& out) {
+    if (item < left_processes) {
+      for (const auto& t : left->threads()) {
+        if (t.process != item) continue;
+        const auto* other = right->find(t.id);
+        if (other == nullptr) {
+          out.write(fmt::format("{}: only in {}\n", left->label(t.id), o.left.dir));
+          continue;
+        }
+        auto sa = left->open(t);
+        auto sb = right->open(*other);
+        const std::string text = compare(*sa, *sb, names, "left", "right", o);
+        left->finished(*sa);
+        right->finished(*sb);
+        out.write(fmt::format("{}: {}", left->label(t.id), text));
+      }
+    } else {
+      for (const auto& t : right->threads()) {
+        if (t.process != item - left_processes || left->find(t.id) != nullptr) continue;
+        out.write(fmt::format("{}: only in {}\n", right->label(t.id), rv.dir));
+      }
+    }
+    return left->status() | right->status();
+  });
+}
+
 int run_diff(const DiffOptions& o) {
-  TraceInput left(o.left);
+  ReaderTeam& team = ReaderTeam::get();
   if (o.right_dir.empty()) {
     if (o.left_thread.empty() || o.right_thread.empty()) {
       throw CLI::ValidationError("diff", "give RIGHT, or --left and --right");
     }
+    // Two threads of one run: compared on the leader alone.
+    if (!team.leader()) return 0;
+    TraceInput left(o.left);
     const auto a = parse_thread(o.left_thread), b = parse_thread(o.right_thread);
     const auto* ta = left.find(a);
     const auto* tb = left.find(b);
@@ -98,29 +161,7 @@ int run_diff(const DiffOptions& o) {
     fmt::print("{} vs {}: {}", left.label(a), left.label(b), text);
     return left.status();
   }
-  ViewOptions rv = o.left;
-  rv.dir = o.right_dir;
-  TraceInput right(rv);
-  analysis::NameTable names = left.names();
-  names.merge(right.names());
-  int status = 0;
-  for (const auto& t : left.threads()) {
-    const auto* other = right.find(t.id);
-    if (other == nullptr) {
-      fmt::print("{}: only in {}\n", left.label(t.id), o.left.dir);
-      continue;
-    }
-    auto sa = left.open(t);
-    auto sb = right.open(*other);
-    const std::string text = compare(*sa, *sb, names, "left", "right", o);
-    left.finished(*sa);
-    right.finished(*sb);
-    fmt::print("{}: {}", left.label(t.id), text);
-  }
-  for (const auto& t : right.threads()) {
-    if (left.find(t.id) == nullptr) fmt::print("{}: only in {}\n", right.label(t.id), rv.dir);
-  }
-  return status | left.status() | right.status();
+  return diff_runs(team, o);
 }
 
 }  // namespace
@@ -134,7 +175,8 @@ void add_diff_command(CLI::App& app, int& exit_status) {
                   "Trace directory (RIGHT); threads matched by "
                   "rank and thread index");
   add_view_options(cmd, options->left);
-  cmd->add_option("--left", options->left_thread, "Thread of LEFT: rank=R[,thread=T]");
+  cmd->add_option("--left", options->left_thread,
+                  "Thread of LEFT: rank=R[,thread=T] (under mpirun: compared on rank 0 alone)");
   cmd->add_option("--right", options->right_thread, "Thread of LEFT to compare: rank=R[,thread=T]");
   cmd->add_option("--context", options->context,
                   "Events of context around the divergence (items around each change in the "

@@ -1,10 +1,15 @@
 // parlot-read loops: each thread's call stream summarised by nested loop
 // recognition, e.g. "main { 1000 x [ step { 3 x [ exchange ] } ] }".
+// Under mpirun the ranks split the processes and rank 0 prints in order.
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "analysis/loops.h"
 #include "commands.h"
+#include "ordered_output.h"
 #include "parallel.h"
+#include "reader_team.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -15,22 +20,43 @@ struct LoopsOptions {
   std::size_t max_body = 8;
 };
 
+// Under mpirun each rank opens its share of the processes (round robin)
+// and summarises their threads; the leader prints the lines in process
+// order (print_in_order).
 int run_loops(const LoopsOptions& o) {
-  TraceInput input(o.view);
-  const auto& threads = input.threads();
-  std::vector<std::string> lines(threads.size());
-  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
-    auto stream = input.open(threads[i]);
-    analysis::LoopBuilder builder(o.max_body);
-    std::uint64_t events = 0;
-    for (analysis::Event e; stream->next(e); ++events) builder.push(e);
-    input.finished(*stream);
-    const analysis::LoopSummary summary = builder.finish();
-    lines[i] = fmt::format("{} ({} events): {}\n", input.label(threads[i].id), events,
-                           summary.to_string(input.names()));
+  ReaderTeam& team = ReaderTeam::get();
+  std::optional<TraceInput> owned;
+  std::vector<std::string> lines;
+  if (!all_succeed(team, [&] {
+        owned.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
+        TraceInput& input = *owned;
+        const auto& threads = input.threads();
+        lines.resize(threads.size());
+        parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+          auto stream = input.open(threads[i]);
+          analysis::LoopBuilder builder(o.max_body);
+          std::uint64_t events = 0;
+          for (analysis::Event e; stream->next(e); ++events) builder.push(e);
+          input.finished(*stream);
+          const analysis::LoopSummary summary = builder.finish();
+          lines[i] = fmt::format("{} ({} events): {}\n", input.label(threads[i].id), events,
+                                 summary.to_string(input.names()));
+        });
+      })) {
+    return 0;
+  }
+  const TraceInput& input = *owned;
+  std::vector<unsigned> owner(input.processes().size());
+  for (std::size_t i = 0; i < owner.size(); ++i) owner[i] = i % team.size();
+  // This member's threads are listed process by process, in order.
+  std::size_t next = 0;
+  return print_in_order(team, owner, [&](std::size_t process, ItemWriter& out) {
+    for (; next < lines.size() && input.threads()[next].process == process; ++next) {
+      out.write(lines[next]);
+      std::string().swap(lines[next]);
+    }
+    return input.status();
   });
-  for (const auto& line : lines) fmt::print("{}", line);
-  return input.status();
 }
 
 }  // namespace

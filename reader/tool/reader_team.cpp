@@ -132,6 +132,20 @@ std::vector<std::string> ReaderTeam::gather(std::string mine) {
   return all;
 }
 
+void ReaderTeam::send(std::string_view data, unsigned to) {
+  if (plugin_ == nullptr) throw std::logic_error("ReaderTeam::send in a team of one");
+  check(plugin_->send(data.data(), data.size(), static_cast<int>(to)), "MPI_Send");
+}
+
+std::string ReaderTeam::receive(unsigned from) {
+  if (plugin_ == nullptr) throw std::logic_error("ReaderTeam::receive in a team of one");
+  std::uint64_t bytes = 0;
+  check(plugin_->receive_size(static_cast<int>(from), &bytes), "MPI_Recv");
+  std::string data(bytes, '\0');
+  check(plugin_->receive(data.data(), bytes, static_cast<int>(from)), "MPI_Recv");
+  return data;
+}
+
 int ReaderTeam::max(int value) {
   if (plugin_ == nullptr) return value;
   int result = value;

@@ -12,6 +12,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace parlot::tool {
@@ -28,7 +29,7 @@ class ReaderTeam {
   unsigned size() const { return size_; }
   bool leader() const { return rank_ == 0; }
   /// Whether this member reads the process at `index` (position in the
-  /// trace directory, as open_trace_directory() sorts it): round robin.
+  /// trace directory, as list_trace_directory() sorts it): round robin.
   bool owns(std::size_t index) const { return index % size_ == rank_; }
   /// Every member's `mine`, in rank order, on the leader; empty elsewhere.
   /// Collective: every member must call it. Throws std::runtime_error on an
@@ -36,6 +37,13 @@ class ReaderTeam {
   std::vector<std::string> gather(std::string mine);
   /// The maximum of `value` over the team, on every member (collective).
   int max(int value);
+  /// Sends `data` to member `to` (point to point, in order with this
+  /// member's other sends to `to`; pairs with receive()). Only in a team of
+  /// more than one. Throws std::runtime_error on an MPI error.
+  void send(std::string_view data, unsigned to);
+  /// The next send() of member `from` to this one (blocks until it comes).
+  /// Throws std::runtime_error on an MPI error.
+  std::string receive(unsigned from);
 
   ReaderTeam(const ReaderTeam&) = delete;
   ReaderTeam& operator=(const ReaderTeam&) = delete;
@@ -69,6 +77,32 @@ std::vector<std::string> gather_partials(ReaderTeam& team, Work&& work) {
     part.erase(0, 1);
   }
   return all;
+}
+
+/// Runs `work` (opening this member's share) on every member and tells
+/// every member whether all succeeded (collective). In a team of one,
+/// `work` runs as is and its exceptions pass unchanged. In a bigger team an
+/// exception in `work` on any member makes every member return false, after
+/// the leader threw the first failed member's message (rank order) as
+/// std::runtime_error: a member then stops without printing. Returns true
+/// when `work` succeeded everywhere.
+template <class Work>
+bool all_succeed(ReaderTeam& team, Work&& work) {
+  if (team.size() == 1) {
+    work();
+    return true;
+  }
+  std::string mine;
+  try {
+    work();
+  } catch (const std::exception& e) {
+    mine = std::string("!") + e.what();
+  }
+  if (team.max(mine.empty() ? 0 : 1) == 0) return true;
+  for (const auto& part : team.gather(std::move(mine))) {
+    if (!part.empty()) throw std::runtime_error(part.substr(1));
+  }
+  return false;
 }
 
 }  // namespace parlot::tool

@@ -49,7 +49,7 @@ int run_stacks(const StacksOptions& o) {
   ReaderTeam& team = ReaderTeam::get();
   std::optional<TraceInput> input;
   const auto partials = gather_partials(team, [&] {
-    input.emplace(o.view, [&](std::size_t i) { return team.owns(i); });
+    input.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
     return stacks_partial(*input);
   });
   if (!team.leader()) return 0;

@@ -136,7 +136,7 @@ int run_stats(const StatsOptions& o) {
   ReaderTeam& team = ReaderTeam::get();
   std::optional<TraceInput> input;
   const auto partials = gather_partials(team, [&] {
-    input.emplace(o.view, [&](std::size_t i) { return team.owns(i); });
+    input.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
     return stats_partial(*input, o);
   });
   if (!team.leader()) return 0;

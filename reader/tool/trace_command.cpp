@@ -1,5 +1,6 @@
 // parlot-read trace: each thread's linear call trace, indented by depth like
-// `uftrace replay` (text), or one JSON object per event (jsonl).
+// `uftrace replay` (text), or one JSON object per event (jsonl). Under
+// mpirun the ranks split the processes and rank 0 prints them in order.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -12,7 +13,9 @@
 #include "function_names.h"
 #include "id_cache.h"
 #include "mpi_arguments_text.h"
+#include "ordered_output.h"
 #include "progress.h"
+#include "reader_team.h"
 #include "thread_walk.h"
 #include "trace_input.h"
 #include "visible_text.h"
@@ -25,19 +28,23 @@ struct TraceOptions {
   std::string format = "text";
 };
 
+// One item's text in pieces of about 64 KiB into the item's ItemWriter
+// (stdout on the leader). flush() explicitly: a destructor must not wait
+// for the leader.
 class Output {
  public:
-  ~Output() { flush(); }
+  explicit Output(ItemWriter& sink) : sink_(sink) {}
   fmt::memory_buffer& buf() { return buf_; }
   void maybe_flush() {
     if (buf_.size() > (1 << 16)) flush();
   }
   void flush() {
-    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    sink_.write(std::string_view(buf_.data(), buf_.size()));
     buf_.clear();
   }
 
  private:
+  ItemWriter& sink_;
   fmt::memory_buffer buf_;
 };
 
@@ -142,15 +149,13 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
       });
 }
 
-int run_trace(const TraceOptions& o) {
-  int status = 0;
-  Output out;
-  const analysis::FunctionMatcher matcher(o.view.filter);
-  const auto processes = open_trace_directory(o.view.dir);
-  add_promised_events(promised_events(processes, o.view.selection, {}));
-  for (const auto& process : processes) {
-    if (!o.view.selection.selects(process)) continue;
-    status |= report_warnings(process);
+// One process's text (its header, then each selected thread's trace and
+// damage); returns its damage status.
+int print_process(const ProcessTrace& process, const TraceOptions& o,
+                  const analysis::FunctionMatcher& matcher, ItemWriter& sink) {
+  Output out(sink);
+  try {
+    int status = report_warnings(process);
     FunctionNames names(process);
     std::optional<analysis::FilterStage> filter_template;
     if (!o.view.filter.keeps_everything()) {
@@ -178,8 +183,47 @@ int run_trace(const TraceOptions& o) {
       out.flush();
       status |= report_damage(reader.summary());
     }
+    out.flush();
+    return status;
+  } catch (const ItemWriter::Stopped&) {
+    throw;
+  } catch (...) {
+    out.flush();  // the text before the damage, as the serial run prints it
+    throw;
   }
-  return status;
+}
+
+// Under mpirun each rank opens the processes it owns (round robin over the
+// selected processes) and formats their text; the leader prints every
+// process's text in order (print_in_order).
+int run_trace(const TraceOptions& o) {
+  ReaderTeam& team = ReaderTeam::get();
+  std::optional<analysis::FunctionMatcher> matcher;
+  std::vector<unsigned> owner;
+  std::vector<ProcessTrace> processes;
+  if (!all_succeed(team, [&] {
+        matcher.emplace(o.view.filter);
+        std::vector<ProcessListing> listing;
+        for (auto& listed : list_trace_directory(o.view.dir)) {
+          ProcessTrace p;
+          p.metadata = listed.metadata;
+          if (o.view.selection.selects(p)) listing.push_back(std::move(listed));
+        }
+        // Only this member's processes are opened; the others stay empty
+        // (no thread files, so promised_events passes over them).
+        owner.resize(listing.size());
+        processes.resize(listing.size());
+        for (std::size_t i = 0; i < listing.size(); ++i) {
+          owner[i] = i % team.size();
+          if (team.owns(i)) processes[i] = open_process_directory(std::move(listing[i]));
+        }
+        add_promised_events(promised_events(processes, Selection{{}, o.view.selection.tid}, {}));
+      })) {
+    return 0;
+  }
+  return print_in_order(team, owner, [&](std::size_t i, ItemWriter& out) {
+    return print_process(processes[i], o, *matcher, out);
+  });
 }
 
 }  // namespace

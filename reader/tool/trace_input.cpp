@@ -94,20 +94,24 @@ std::span<const CallEvent> ThreadStream::next_calls() {
   return {out, n};
 }
 
-TraceInput::TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns)
-    : options_(o) {
-  for (auto& process : open_trace_directory(o.dir)) {
+TraceInput::TraceInput(const ViewOptions& o, const Owns& owns) : options_(o) {
+  // The listing reads only the process files; each process this input owns
+  // is opened (load map, function table, threads) by load().
+  for (auto& listed : list_trace_directory(o.dir)) {
+    ProcessTrace process;
+    process.directory = std::move(listed.directory);
+    process.metadata = std::move(listed.metadata);
     if (!o.selection.selects(process)) continue;
     processes_.push_back(std::move(process));
   }
   for (const auto& p : processes_) ranked_ = ranked_ || !p.metadata.rank.empty();
-  // Per process, in parallel: name and key every function, apply the
-  // filter, list the selected threads. Symbolizers are per process.
+  // Per process, in parallel: open it, name and key every function, apply
+  // the filter, list the selected threads. Symbolizers are per process.
   functions_.resize(processes_.size());
   loaded_.assign(processes_.size(), false);
   std::vector<std::size_t> mine;
   for (std::size_t i = 0; i < processes_.size(); ++i) {
-    if (!owns || owns(i)) mine.push_back(i);
+    if (!owns || owns(i, rank_of(i))) mine.push_back(i);
   }
   std::vector<analysis::NameTable> names(mine.size());
   std::vector<std::vector<Thread>> threads(mine.size());
@@ -165,6 +169,7 @@ bool same_tables(const ProcessTrace& a, const ProcessTrace& b) {
 }  // namespace
 
 void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads) {
+  processes_[i] = open_process_directory({processes_[i].directory, processes_[i].metadata});
   const ProcessTrace& p = processes_[i];
   ProcessFunctions& f = functions_[i];
   const std::uint64_t fingerprint = tables_fingerprint(p);

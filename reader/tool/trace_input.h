@@ -126,16 +126,23 @@ class TraceInput {
     std::filesystem::path file;
   };
 
-  /// Opens `o.dir` and names every function (prints the processes'
-  /// warnings and errors). With `owns`, only the processes it accepts (by
-  /// index in the directory) are named and their threads listed: a member
-  /// of an mpirun'd team reads its share; the others' metadata is still read,
-  /// so ThreadIds and labels are those of the whole run. Throws FormatError,
+  /// Which processes an input opens: by index in the (selected) directory
+  /// listing and by rank (ThreadId::rank of its threads).
+  using Owns = std::function<bool(std::size_t process, std::uint64_t rank)>;
+
+  /// Lists `o.dir` (list_trace_directory: process files only), then opens
+  /// the selected processes and names every function (prints their
+  /// warnings and errors). With `owns`, only the processes it accepts are
+  /// opened, named and their threads listed: a member of an mpirun'd team
+  /// reads its share; the others' process files are still read, so
+  /// ThreadIds and labels are those of the whole run. Throws FormatError,
   /// std::regex_error.
-  explicit TraceInput(const ViewOptions& o, const std::function<bool(std::size_t)>& owns = nullptr);
+  explicit TraceInput(const ViewOptions& o, const Owns& owns = nullptr);
 
   /// The selected threads of the processes this input owns.
   const std::vector<Thread>& threads() const { return threads_; }
+  /// Every selected process; one this input did not open (not owned, not
+  /// loaded by find_or_load) holds only its directory and metadata.
   const std::vector<ProcessTrace>& processes() const { return processes_; }
   const ProcessFunctions& functions(std::size_t process) const { return functions_[process]; }
   const analysis::NameTable& names() const { return names_; }
@@ -150,6 +157,9 @@ class TraceInput {
   std::unique_ptr<ThreadStream> open(const Thread& t) const;
   /// "rank R thread T" (or "process P thread T" when the run has no ranks).
   std::string label(analysis::ThreadId id) const;
+  /// ThreadId::rank of process `process`' threads: its MPI rank, or its
+  /// index when the run has no ranks (or the rank does not parse).
+  std::uint64_t rank_of(std::size_t process) const;
   /// Whether the run has MPI ranks (else ThreadId::rank is the process's
   /// position in the directory).
   bool ranked() const { return ranked_; }
@@ -168,8 +178,6 @@ class TraceInput {
   /// Names and keys process `i`'s functions, compiles the filter, lists its
   /// selected threads into `threads` and its names into `names`.
   void load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads);
-  std::uint64_t rank_of(std::size_t process) const;
-
   ViewOptions options_;
   std::vector<ProcessTrace> processes_;
   std::vector<bool> loaded_;  ///< [process]

@@ -1,12 +1,17 @@
 // Reading big jobs (issue 9 §6-§7): `mpirun -np N parlot-read
-// stats|classes|stacks DIR` splits the process directories over the ranks
-// and must print exactly what the serial run prints, and `classes` over a
-// job of many short processes (examples/fork_tree) must put each planted
-// outlier alone in its class.
+// stats|classes|stacks|trace|loops|diff DIR` splits the process
+// directories over the ranks (each rank opens only its share) and must
+// print exactly what the serial run prints, and `classes` over a job of
+// many short processes (examples/fork_tree) must put each planted outlier
+// alone in its class.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include "e2e_support.h"
+#include "parlot/trace_reader.h"
 
 namespace parlot::e2e {
 namespace {
@@ -90,6 +95,193 @@ TEST_F(ParallelReadForkTree, StacksUnderMpirunEqualsSerial) {
   expect_same_as_serial({{"stacks", d}, {"stacks", "--format", "dot", d}}, {4, 3});
 }
 
+TEST_F(ParallelReadForkTree, TraceUnderMpirunEqualsSerial) {
+  const std::string d = dir().string();
+  expect_same_as_serial({{"trace", d},
+                         {"trace", "--format", "jsonl", "--exclude", "^step$", d},
+                         {"trace", "--include", "main|child_work|wait_forever", d}},
+                        {4, 3});
+}
+
+TEST_F(ParallelReadForkTree, LoopsUnderMpirunEqualsSerial) {
+  const std::string d = dir().string();
+  expect_same_as_serial({{"loops", d}, {"loops", "--max-depth", "3", "--max-body", "2", d}},
+                        {4, 3});
+}
+
+// diff of a run against itself and against a run without the outlier and
+// the hang (children 7 and 11 differ), both ways, with and without a filter.
+TEST_F(ParallelReadForkTree, DiffUnderMpirunEqualsSerial) {
+  const fs::path plain = tmp_.path() / "plain";
+  const RunResult r = run({PARLOT_FRONTEND_PATH, "record", "-q", "-d", plain.string(), "--",
+                           fork_tree(), "24", "20", "--parallel", "1"});
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  const std::string d = dir().string(), p = plain.string();
+  const RunResult against = parlot_read({"diff", d, p});
+  EXPECT_THAT(against.out, HasSubstr("process 8 thread 0: first divergence at event "));
+  EXPECT_THAT(against.out, HasSubstr("process 12 thread 0: first divergence at event "));
+  EXPECT_THAT(against.out, HasSubstr("process 1 thread 0: identical"));
+  expect_same_as_serial({{"diff", d, d},
+                         {"diff", d, p},
+                         {"diff", "--exclude", "^step", "--context", "1", p, d},
+                         {"diff", "--left", "rank=8", "--right", "rank=9", d}},
+                        {4, 3});
+}
+
+// The strace log of each rank of `mpirun -np 2 parlot-read ARGS`:
+// the files each opened.
+std::vector<std::string> opened_files_per_rank(const std::string& mpirun, const fs::path& logs,
+                                               const std::vector<std::string>& args) {
+  std::vector<std::string> argv{
+      mpirun,
+      "--allow-run-as-root",
+      "--oversubscribe",
+      "-np",
+      "2",
+      "sh",
+      "-c",
+      "exec strace -f -qq -e trace=open,openat -o \"$0.$OMPI_COMM_WORLD_RANK\" \"$@\"",
+      (logs / "strace").string(),
+      PARLOT_READ_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const RunResult r = run(argv, {"ASAN_OPTIONS=detect_leaks=0"});
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  return {slurp(logs / "strace.0"), slurp(logs / "strace.1")};
+}
+
+// Each rank opens only its share: under mpirun -np 2, rank 0 reads every
+// process file (the order needs them) but the function table, load map and
+// thread files only of the processes it owns (even positions); rank 1 those
+// of the odd ones. This fails if every rank opened every process.
+TEST_F(ParallelReadForkTree, EachRankOpensOnlyItsShare) {
+  if (!have("strace")) GTEST_SKIP() << "strace is not on PATH";
+  const auto listing = list_trace_directory(dir());
+  ASSERT_EQ(listing.size(), 25u);
+  for (const char* view : {"stats", "trace", "loops"}) {
+    const auto logs = opened_files_per_rank(mpirun_, tmp_.path(), {view, dir().string()});
+    if (logs[0].find("PTRACE") != std::string::npos || logs[0].empty()) {
+      GTEST_SKIP() << "strace cannot trace here";
+    }
+    for (std::size_t i = 0; i < listing.size(); ++i) {
+      const std::string process = "\"" + (listing[i].directory / "process").string() + "\"";
+      const std::string functions = "\"" + (listing[i].directory / "functions").string() + "\"";
+      const std::string loadmap = "\"" + (listing[i].directory / "loadmap").string() + "\"";
+      const std::string thread = "\"" + (listing[i].directory / "thread-").string();
+      const unsigned owner = i % 2;
+      for (unsigned rank = 0; rank < 2; ++rank) {
+        const std::string& log = logs[rank];
+        const bool owns = rank == owner;
+        EXPECT_THAT(log, HasSubstr(process)) << view << ": rank " << rank;
+        EXPECT_EQ(log.find(functions) != std::string::npos, owns)
+            << view << ": rank " << rank << ", process " << i;
+        EXPECT_EQ(log.find(loadmap) != std::string::npos, owns)
+            << view << ": rank " << rank << ", process " << i;
+        EXPECT_EQ(log.find(thread) != std::string::npos, owns)
+            << view << ": rank " << rank << ", process " << i;
+      }
+    }
+  }
+}
+
+// A damaged process is reported by its owner, once, and the output and
+// exit status are the serial run's: process 5 without its function table
+// (a warning; its functions show as IDs), then with a function table cut
+// short (an error naming the file and offset; nothing printed).
+TEST_F(ParallelReadForkTree, DamagedProcessIsReportedOnceAsSerially) {
+  const auto listing = list_trace_directory(dir());
+  ASSERT_EQ(listing.size(), 25u);
+  const fs::path functions = listing[5].directory / "functions";
+  const std::string table = slurp(functions);
+  ASSERT_GT(table.size(), 16u);
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+    return n;
+  };
+  const std::string d = dir().string();
+  fs::rename(functions, tmp_.path() / "functions.saved");
+  const std::string missing = "parlot-read: warning: " + functions.string() + ": missing";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"stats", d}, {"trace", d}, {"loops", d}, {"diff", d, d}}) {
+    const RunResult serial = parlot_read(args);
+    ASSERT_EQ(serial.exit_status, 0) << serial.err;
+    // diff reads the directory twice: once as LEFT, once as RIGHT.
+    const std::size_t reports = args[0] == "diff" ? 2 : 1;
+    EXPECT_EQ(count(serial.err, missing), reports) << serial.err;
+    for (const int n : {2, 3}) {
+      const RunResult parallel = mpirun_read(n, args);
+      EXPECT_EQ(parallel.exit_status, 0) << args[0] << " on " << n << " ranks: " << parallel.err;
+      EXPECT_EQ(parallel.out, serial.out) << args[0] << " on " << n << " ranks";
+      EXPECT_EQ(count(parallel.err, missing), reports) << parallel.err;
+    }
+  }
+  {
+    std::ofstream cut(functions, std::ios::binary);
+    cut.write(table.data(), 12);  // shorter than its 16-byte header
+  }
+  const std::string error = "parlot-read: error: " + functions.string() + ": offset 0: ";
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"stats", d}, {"trace", d}, {"loops", d}}) {
+    const RunResult serial = parlot_read(args);
+    EXPECT_EQ(serial.exit_status, 1);
+    EXPECT_EQ(serial.out, "");
+    EXPECT_EQ(count(serial.err, error), 1u) << serial.err;
+    for (const int n : {2, 3}) {
+      const RunResult parallel = mpirun_read(n, args);
+      EXPECT_NE(parallel.exit_status, 0) << args[0] << " on " << n << " ranks";
+      EXPECT_EQ(parallel.out, "") << args[0] << " on " << n << " ranks";
+      EXPECT_EQ(count(parallel.err, error), 1u) << parallel.err;
+    }
+  }
+}
+
+// Corrupt event data found while printing (after other processes' text):
+// the serial run prints up to it, then the error; under mpirun the leader
+// prints the same text and the same single error, and every rank ends.
+// Process 3's thread file is damaged (owned by rank 1 under -np 2, by
+// rank 0 under -np 3), in the first place, scanning byte by byte, where
+// the decoder fails rather than the file's structure checks.
+TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
+  const fs::path copy = tmp_.path() / "corrupt";
+  const auto listing = list_trace_directory(dir());
+  ASSERT_EQ(listing.size(), 25u);
+  const fs::path relative = fs::relative(listing[3].directory, dir());
+  const std::string d = copy.string();
+  RunResult serial;
+  const std::string error = "parlot-read: error: ";
+  bool found = false;
+  for (std::size_t offset = 64; offset < 400 && !found; offset += 2) {
+    fs::remove_all(copy);
+    fs::copy(dir(), copy, fs::copy_options::recursive);
+    fs::path file;
+    for (const auto& e : fs::directory_iterator(copy / relative)) {
+      if (e.path().filename().string().starts_with("thread-")) file = e.path();
+    }
+    std::string bytes = slurp(file);
+    if (offset + 4 > bytes.size()) break;
+    for (std::size_t i = offset; i < offset + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    serial = parlot_read({"trace", d});
+    found = serial.exit_status == 1 && !serial.out.empty() &&
+            serial.err.find("corrupt event data") != std::string::npos;
+  }
+  ASSERT_TRUE(found) << "no offset makes the decoder fail";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"trace", d}, {"loops", d}, {"diff", dir().string(), d}}) {
+    const RunResult expected = args[0] == "trace" ? serial : parlot_read(args);
+    EXPECT_EQ(expected.exit_status, 1) << args[0];
+    for (const int n : {2, 3}) {
+      const RunResult parallel = mpirun_read(n, args);
+      EXPECT_EQ(parallel.exit_status, 1) << args[0] << " on " << n << " ranks";
+      EXPECT_EQ(parallel.out, expected.out) << args[0] << " on " << n << " ranks";
+      const auto first = parallel.err.find(error);
+      ASSERT_NE(first, std::string::npos) << parallel.err;
+      EXPECT_EQ(parallel.err.find(error, first + 1), std::string::npos) << parallel.err;
+      EXPECT_THAT(parallel.err, HasSubstr(expected.err)) << args[0] << " on " << n << " ranks";
+    }
+  }
+}
+
 TEST_F(ParallelRead, HaloOnFourRanksReadOnFourRanksEqualsSerial) {
   if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not on PATH";
   if (!fs::exists(halo())) GTEST_SKIP() << halo() << " was not built (MPI not found)";
@@ -99,7 +291,9 @@ TEST_F(ParallelRead, HaloOnFourRanksReadOnFourRanksEqualsSerial) {
            "record", "-q", "-d", dir.string(), "--", halo(), "--wrong-branch", "1"});
   ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
   const std::string d = dir.string();
-  expect_same_as_serial({{"stats", d}, {"classes", d}, {"stacks", d}}, {4});
+  expect_same_as_serial(
+      {{"stats", d}, {"classes", d}, {"stacks", d}, {"trace", d}, {"loops", d}, {"diff", d, d}},
+      {4});
 }
 
 // 64 children, children 5 and 40 take another branch (at different

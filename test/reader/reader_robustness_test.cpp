@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -1491,6 +1492,40 @@ TEST_F(ReaderMissingFiles, NoLoadMap) {
   EXPECT_TRUE(r.exited);
   EXPECT_EQ(r.exit_status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("0x"));  // unnamed addresses
+}
+
+// The listing reads only process files: a damaged function table or load
+// map is found when that process is opened (open_process_directory, what
+// each rank of an mpirun'd parlot-read does for its own processes only),
+// with the file and offset, not when the directory is listed.
+TEST_F(ReaderMissingFiles, ListingReadsOnlyTheProcessFile) {
+  const fs::path cut = copy_of(kLz, "listed-cut");
+  const fs::path junk = copy_of(kLz, "listed-junk");
+  const auto whole = open_trace_directory(cut);
+  ASSERT_EQ(whole.size(), 1u);
+  fs::resize_file(cut / "functions", 12);  // shorter than its header
+  const std::uint64_t map_size = fs::file_size(junk / "loadmap");
+  {
+    std::ofstream map(junk / "loadmap", std::ios::app);
+    map << "not-a-load-map-line\n";
+  }
+  for (const fs::path& dir : {cut, junk}) {
+    const auto listing = list_trace_directory(dir);
+    ASSERT_EQ(listing.size(), 1u);
+    EXPECT_EQ(listing[0].directory, dir);
+    EXPECT_EQ(listing[0].metadata.pid, whole[0].metadata.pid);
+    EXPECT_EQ(listing[0].metadata.start_ns, whole[0].metadata.start_ns);
+    // The run directory above lists it too (with the other copies).
+    EXPECT_FALSE(list_trace_directory(dir.parent_path()).empty());
+  }
+  CallOutcome o = call_classified([&] { open_process_directory(list_trace_directory(cut)[0]); });
+  ASSERT_EQ(o.kind, Kind::kFormatError) << o.describe();
+  EXPECT_EQ(o.error_file, cut / "functions");
+  EXPECT_EQ(o.error_offset, 0u);
+  o = call_classified([&] { open_process_directory(list_trace_directory(junk)[0]); });
+  ASSERT_EQ(o.kind, Kind::kFormatError) << o.describe();
+  EXPECT_EQ(o.error_file, junk / "loadmap");
+  EXPECT_EQ(o.error_offset, map_size);
 }
 
 TEST_F(ReaderMissingFiles, NoProcessFile) {
