@@ -338,8 +338,9 @@ TEST(CallCounts, CountsEveryEdgeAsAMapDoes) {
   EXPECT_EQ(got, expected);
 }
 
-// CallStackTracker::push_all gives the events push() gives, and the same
-// error at the same event index for an exit with no open call.
+// CallStackTracker::push_all and push() give the events a plain stack gives,
+// and the same error at the same event index for an exit with no open call
+// and an unknown function ID.
 TEST(CallStackTracker, PushAllIsPushInABatch) {
   std::mt19937 rng(5);
   std::vector<std::uint32_t> ids;
@@ -354,13 +355,30 @@ TEST(CallStackTracker, PushAllIsPushInABatch) {
   for (std::size_t at = 0; at < ids.size(); at += 777) {
     batched.push_all(ids.data() + at, std::min<std::size_t>(777, ids.size() - at), out.data() + at);
   }
+  // Both against a stack kept here: the entered or left function, the depth
+  // of its frame, its caller (0 at depth 0).
+  std::vector<std::uint32_t> open;
   for (std::size_t i = 0; i < ids.size(); ++i) {
+    CallEvent want{};
+    if (ids[i] == 0) {
+      want = {CallEvent::Kind::kExit, open.back(), static_cast<std::uint32_t>(open.size() - 1),
+              open.size() < 2 ? 0u : open[open.size() - 2]};
+      open.pop_back();
+    } else {
+      want = {CallEvent::Kind::kEnter, ids[i], static_cast<std::uint32_t>(open.size()),
+              open.empty() ? 0u : open.back()};
+      open.push_back(ids[i]);
+    }
     const CallEvent e = one.push(ids[i]);
-    ASSERT_TRUE(e.kind == out[i].kind && e.function_id == out[i].function_id &&
-                e.depth == out[i].depth && e.caller_id == out[i].caller_id)
-        << "event " << i;
+    for (const CallEvent& got : {e, out[i]}) {
+      ASSERT_TRUE(got.kind == want.kind && got.function_id == want.function_id &&
+                  got.depth == want.depth && got.caller_id == want.caller_id)
+          << "event " << i;
+    }
   }
-  EXPECT_EQ(one.open_calls(), batched.open_calls());
+  EXPECT_GT(open.size(), 0u);
+  EXPECT_TRUE(std::ranges::equal(one.open_calls(), open));
+  EXPECT_TRUE(std::ranges::equal(batched.open_calls(), open));
 
   CallStackTracker bad(9, "bad");
   const std::uint32_t unbalanced[] = {1, 0, 0, 2};

@@ -105,14 +105,28 @@ int wait_with_limit(pid_t pid) {
 }
 
 /// Runs `argv` (whose direct children, or itself when `children` is false,
-/// are the `parlot record` processes), waits for `marker` in its output and
-/// two more seconds, then sends SIGTERM to the parlot processes, which pass
-/// it on to the program. Returns the output.
+/// are the `parlot record` processes) with a flush every 100 ms, waits for
+/// `marker` in its output, then until the open stacks in `dir` (written by
+/// the idle flusher while the program hangs) have not changed for a second,
+/// and sends SIGTERM to the parlot processes, which pass it on to the
+/// program. Returns the output. Waiting for still stacks rather than a fixed
+/// time keeps a loaded machine's slow rank from being stopped on its way.
 std::string run_until_hung(const std::vector<std::string>& argv, const std::string& marker,
-                           const fs::path& out, bool children) {
+                           const fs::path& out, const fs::path& dir, bool children) {
+  setenv("PARLOT_FLUSH_MS", "100", 1);
   const pid_t pid = spawn(argv, out);
+  unsetenv("PARLOT_FLUSH_MS");
   const bool reached = wait_for_output(out, marker);
-  std::this_thread::sleep_for(2s);  // margin for a loaded machine: the stall takes microseconds
+  std::string last;
+  int still = 0;  // polls in a row that saw the same stacks
+  for (auto end = std::chrono::steady_clock::now() + 60s;
+       reached && still < 5 && std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(200ms)) {
+    const RunResult now = parlot_read({"stacks", dir.string()});
+    // Not the exit status: a trace still being written reads with status 1.
+    still = !now.out.empty() && now.out == last ? still + 1 : 0;
+    last = now.out;
+  }
   if (children) {
     for (const pid_t c : children_of(pid)) kill(c, SIGTERM);
   } else {
@@ -120,6 +134,7 @@ std::string run_until_hung(const std::vector<std::string>& argv, const std::stri
   }
   wait_with_limit(pid);
   EXPECT_TRUE(reached) << "no '" << marker << "' in: " << read_file(out);
+  EXPECT_EQ(still, 5) << "the stacks did not settle within 60 s: " << last;
   return read_file(out);
 }
 
@@ -164,7 +179,7 @@ class BugDemos : public ::testing::Test {
 TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
   const fs::path dir = tmp_.path() / "skip";
   run_until_hung(mpi(dir, {"--skip-exchange", "2:5"}), "iteration 4 residual",
-                 tmp_.path() / "skip.out", true);
+                 tmp_.path() / "skip.out", dir, true);
 
   const RunResult classes = parlot_read({"classes", "--by", "stack", dir.string()});
   EXPECT_EQ(classes.exit_status, 0) << classes.err;
@@ -296,7 +311,8 @@ class ThreadBugDemos : public ::testing::Test {
 
 TEST_F(ThreadBugDemos, ThreadWaitingOnAConditionIsAloneAtItsOwnStack) {
   const fs::path dir = tmp_.path() / "hang";
-  run_until_hung(record(dir, {"--hang", "2:3"}), "round 2 done", tmp_.path() / "hang.out", false);
+  run_until_hung(record(dir, {"--hang", "2:3"}), "round 2 done", tmp_.path() / "hang.out", dir,
+                 false);
 
   const RunResult classes = parlot_read({"classes", "--by", "stack", dir.string()});
   EXPECT_EQ(classes.exit_status, 0) << classes.err;
