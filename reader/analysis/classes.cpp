@@ -28,7 +28,7 @@ void FingerprintBuilder::push(std::span<const Event> events) {
   // The same hash as push(e), with the state in registers.
   std::uint64_t h = trace_;
   for (const Event& e : events) {
-    h = (h ^ (e.enter ? e.function : 0x2545f4914f6cdd1dull)) * 0x100000001b3ull;
+    h = (h ^ (e.enter ? e.function : kExitWord)) * 0x100000001b3ull;
     h ^= h >> 29;
   }
   trace_ = h;

@@ -14,6 +14,7 @@
 
 #include "event.h"
 #include "loops.h"
+#include "parlot/call_stack_tracker.h"
 #include "stack_tree.h"
 #include "thread_set.h"
 
@@ -34,7 +35,7 @@ class FingerprintBuilder {
     ++events_;
     switch (by_) {
       case ClassBy::kTrace:
-        trace_ = (trace_ ^ (e.enter ? e.function : 0x2545f4914f6cdd1dull)) * 0x100000001b3ull;
+        trace_ = (trace_ ^ (e.enter ? e.function : kExitWord)) * 0x100000001b3ull;
         trace_ ^= trace_ >> 29;
         break;
       case ClassBy::kEdges:
@@ -54,6 +55,27 @@ class FingerprintBuilder {
   }
   /// push() of each of `events` in order (the key's switch taken once).
   void push(std::span<const Event> events);
+  /// push() of each of `calls` in order, as the Events {entered?,
+  /// key_of(function ID), depth} they stand for, without making them: the
+  /// batch loop of `classes --by trace` (`key_of` maps a function ID of the
+  /// calls' process to its FunctionKey).
+  template <class KeyOf>
+  void push(std::span<const CallEvent> calls, KeyOf&& key_of) {
+    if (by_ != ClassBy::kTrace) {
+      for (const CallEvent& c : calls) {
+        push(Event{c.kind == CallEvent::Kind::kEnter, key_of(c.function_id), c.depth});
+      }
+      return;
+    }
+    std::uint64_t h = trace_;
+    for (const CallEvent& c : calls) {
+      const FunctionKey f = key_of(c.function_id);
+      h = (h ^ (c.kind == CallEvent::Kind::kEnter ? f : kExitWord)) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    trace_ = h;
+    events_ += calls.size();
+  }
   /// The thread's class hash (events included for --by trace).
   std::uint64_t finish();
   std::uint64_t events() const { return events_; }
@@ -62,6 +84,7 @@ class FingerprintBuilder {
   static std::uint64_t edge_hash(FunctionKey caller, FunctionKey callee);
 
  private:
+  static constexpr std::uint64_t kExitWord = 0x2545f4914f6cdd1dull;  // an exit in the trace hash
   ClassBy by_;
   std::uint64_t events_ = 0;
   std::uint64_t trace_ = 0xcbf29ce484222325ull;

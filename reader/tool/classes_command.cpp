@@ -68,8 +68,12 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
     std::unordered_set<std::uint64_t> edges;
     // Without --similarity, the loop is the fingerprint alone (the common
     // case, 10^8-10^9 events a thread), a batch at a time.
-    for (std::vector<analysis::Event> batch; !o.similarity && stream->next_events(batch);) {
-      fp.push(batch);
+    if (!o.similarity) {
+      const ProcessFunctions& functions = input.functions(threads[i].process);
+      auto key_of = [&](std::uint32_t id) { return functions.key_of(id); };
+      for (auto calls = stream->next_calls(); !calls.empty(); calls = stream->next_calls()) {
+        fp.push(calls, key_of);
+      }
     }
     for (analysis::Event e; o.similarity && stream->next(e);) {
       fp.push(e);

@@ -171,6 +171,45 @@ TEST(ClassesTest, FingerprintsByTraceEdgesStack) {
   EXPECT_EQ(hash(ClassBy::kLoops, "m(aaa)"), hash(ClassBy::kLoops, "m(aaaaa)"));
 }
 
+// FingerprintBuilder::push(calls, key_of), the batch loop of classes, gives
+// every key the hash that push() of the Events the calls stand for gives,
+// also split into batches at odd places.
+TEST(ClassesTest, FingerprintOfCallsIsThatOfTheirEvents) {
+  std::mt19937 rng(11);
+  std::vector<std::uint32_t> ids;
+  std::size_t depth = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const bool exit = depth != 0 && rng() % 2 == 0;
+    ids.push_back(exit ? 0 : 1 + rng() % 12);
+    depth = exit ? depth - 1 : depth + 1;
+  }
+  CallStackTracker tracker(12, "calls");
+  std::vector<CallEvent> calls;
+  for (const std::uint32_t id : ids) calls.push_back(tracker.push(id));
+  auto key_of = [](std::uint32_t id) { return function_key("f" + std::to_string(id)); };
+  for (const ClassBy by : {ClassBy::kTrace, ClassBy::kEdges, ClassBy::kStack, ClassBy::kLoops}) {
+    FingerprintBuilder one(by), batched(by);
+    for (const CallEvent& c : calls) {
+      one.push(Event{c.kind == CallEvent::Kind::kEnter, key_of(c.function_id), c.depth});
+    }
+    for (std::size_t at = 0; at < calls.size(); at += 333) {
+      batched.push(std::span<const CallEvent>(calls).subspan(
+                       at, std::min<std::size_t>(333, calls.size() - at)),
+                   key_of);
+    }
+    EXPECT_EQ(batched.events(), calls.size());
+    EXPECT_EQ(batched.finish(), one.finish()) << static_cast<int>(by);
+  }
+  // And the trace key tells a stream with one other callee apart.
+  FingerprintBuilder other(ClassBy::kTrace), same(ClassBy::kTrace);
+  same.push(calls, key_of);
+  std::size_t entry = 777;
+  while (calls[entry].kind != CallEvent::Kind::kEnter) ++entry;
+  calls[entry].function_id = calls[entry].function_id % 12 + 1;
+  other.push(calls, key_of);
+  EXPECT_NE(other.finish(), same.finish());
+}
+
 TEST(StackTreeTest, MergedStacksWithRanges) {
   NameTable names;
   StackTree a, b;
