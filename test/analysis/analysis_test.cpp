@@ -144,6 +144,21 @@ TEST(ThreadSetTest, CompactRanges) {
   EXPECT_EQ(u.to_string(false), "process 3 threads 0-7; process 4 threads 0,2");
 }
 
+// `n` raw events (function IDs 1..`functions`, 0 = exit) of a random
+// well-nested stream: an exit or an entry with equal odds, never an exit
+// with no open call.
+std::vector<std::uint32_t> random_nested_ids(int n, std::uint32_t functions, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> ids;
+  std::size_t depth = 0;
+  for (int i = 0; i < n; ++i) {
+    const bool exit = depth != 0 && rng() % 2 == 0;
+    ids.push_back(exit ? 0 : 1 + rng() % functions);
+    depth = exit ? depth - 1 : depth + 1;
+  }
+  return ids;
+}
+
 TEST(ClassesTest, OutliersFirstLargestIsA) {
   Classes left, right;
   for (std::uint64_t r = 0; r < 8; ++r) (r < 4 ? left : right).add({r, 0}, r == 5 ? 2 : 1);
@@ -175,14 +190,7 @@ TEST(ClassesTest, FingerprintsByTraceEdgesStack) {
 // every key the hash that push() of the Events the calls stand for gives,
 // also split into batches at odd places.
 TEST(ClassesTest, FingerprintOfCallsIsThatOfTheirEvents) {
-  std::mt19937 rng(11);
-  std::vector<std::uint32_t> ids;
-  std::size_t depth = 0;
-  for (int i = 0; i < 20000; ++i) {
-    const bool exit = depth != 0 && rng() % 2 == 0;
-    ids.push_back(exit ? 0 : 1 + rng() % 12);
-    depth = exit ? depth - 1 : depth + 1;
-  }
+  const std::vector<std::uint32_t> ids = random_nested_ids(20000, 12, 11);
   CallStackTracker tracker(12, "calls");
   std::vector<CallEvent> calls;
   for (const std::uint32_t id : ids) calls.push_back(tracker.push(id));
@@ -381,14 +389,7 @@ TEST(CallCounts, CountsEveryEdgeAsAMapDoes) {
 // and the same error at the same event index for an exit with no open call
 // and an unknown function ID.
 TEST(CallStackTracker, PushAllIsPushInABatch) {
-  std::mt19937 rng(5);
-  std::vector<std::uint32_t> ids;
-  std::size_t depth = 0;
-  for (int i = 0; i < 50000; ++i) {
-    const bool exit = depth != 0 && rng() % 2 == 0;
-    ids.push_back(exit ? 0 : 1 + rng() % 9);
-    depth = exit ? depth - 1 : depth + 1;
-  }
+  const std::vector<std::uint32_t> ids = random_nested_ids(50000, 9, 5);
   CallStackTracker one(9, "one"), batched(9, "batched");
   std::vector<CallEvent> out(ids.size());
   for (std::size_t at = 0; at < ids.size(); at += 777) {
