@@ -21,10 +21,14 @@ struct FunctionFilter {
   std::vector<std::string> exclude;  ///< drop names matching one
   std::string module;                ///< keep only functions whose DSO path matches (empty: all)
   std::uint32_t max_depth = 0;       ///< keep frames at filtered depth < max_depth (0: all)
+  /// Keep only MPI calls (names MPI_*, PMPI_*, mpi_*, pmpi_*, any case) and
+  /// the functions on their call paths (callers seen above an MPI call in
+  /// the process's selected threads): the views' --mpi.
+  bool mpi = false;
 
   /// True when the filter keeps every event.
   bool keeps_everything() const {
-    return include.empty() && exclude.empty() && module.empty() && max_depth == 0;
+    return include.empty() && exclude.empty() && module.empty() && max_depth == 0 && !mpi;
   }
 };
 

@@ -159,7 +159,9 @@ int print_process(const ProcessTrace& process, const TraceOptions& o,
     FunctionNames names(process);
     std::optional<analysis::FilterStage> filter_template;
     if (!o.view.filter.keeps_everything()) {
-      filter_template.emplace(keep_vector(process, names, matcher), o.view.filter.max_depth);
+      filter_template.emplace(
+          keep_vector(process, names, matcher, o.view.filter.mpi ? &o.view.selection : nullptr),
+          o.view.filter.max_depth);
     }
     if (o.format == "text") {
       const auto& m = process.metadata;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "function_names.h"
@@ -31,6 +32,8 @@ void add_view_options(CLI::App* cmd, ViewOptions& o) {
   cmd->add_option("--pid", o.selection.pid, "Only this process");
   cmd->add_option("--tid", o.selection.tid, "Only this thread");
   add_filter_options(cmd, o.filter);
+  cmd->add_flag("--mpi", o.filter.mpi,
+                "Keep only MPI calls (MPI_*, mpi_*) and the calls on their call paths");
   cmd->add_option("--jobs,-j", o.jobs, "Decoding threads (0: one per hardware thread)");
 }
 
@@ -39,13 +42,64 @@ analysis::FunctionKey ProcessFunctions::unknown_key(std::uint32_t id) {
 }
 
 std::vector<bool> keep_vector(const ProcessTrace& process, FunctionNames& names,
-                              const analysis::FunctionMatcher& matcher) {
+                              const analysis::FunctionMatcher& matcher,
+                              const Selection* mpi_paths_of) {
   std::vector<bool> keep(process.function_addresses.size() + 1, true);
   for (std::uint32_t id = 1; id < keep.size(); ++id) {
     const SourceLocation& loc = names.lookup(id);
     keep[id] = matcher.keeps(loc.function, loc.dso);
   }
+  if (mpi_paths_of != nullptr) {
+    const std::vector<bool> on_path = mpi_call_paths(process, names, *mpi_paths_of);
+    for (std::uint32_t id = 1; id < keep.size(); ++id) keep[id] = keep[id] && on_path[id];
+  }
   return keep;
+}
+
+bool is_mpi_function(const std::string& name) {
+  std::size_t at = 0;
+  if (!name.empty() && (name[0] == 'P' || name[0] == 'p')) at = 1;
+  if (name.size() < at + 4) return false;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (std::tolower(static_cast<unsigned char>(name[at + i])) != "mpi"[i]) return false;
+  }
+  return name[at + 3] == '_';
+}
+
+std::vector<bool> mpi_call_paths(const ProcessTrace& process, FunctionNames& names,
+                                 const Selection& selection) {
+  const std::size_t n = process.function_addresses.size() + 1;
+  std::vector<bool> mpi(n, false), on_path(n, false);
+  for (std::uint32_t id = 1; id < n; ++id) mpi[id] = is_mpi_function(names.lookup(id).function);
+  struct Frame {
+    std::uint32_t id;
+    bool marked;  // on_path holds it and every frame below it
+  };
+  std::vector<Frame> stack;
+  for (const auto& file : process.thread_files) {
+    stack.clear();
+    try {
+      ThreadEventReader reader(file);
+      if (!selection.selects(reader.summary())) continue;
+      for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+        for (const std::uint32_t id : batch) {
+          if (id == 0) {
+            if (!stack.empty()) stack.pop_back();
+            continue;
+          }
+          stack.push_back({id, false});
+          if (id >= n || !mpi[id]) continue;
+          for (auto f = stack.rbegin(); f != stack.rend() && !f->marked; ++f) {
+            f->marked = true;
+            if (f->id < n) on_path[f->id] = true;
+          }
+        }
+      }
+    } catch (const FormatError&) {
+      // Counted up to the damage, which the view itself reports.
+    }
+  }
+  return on_path;
 }
 
 ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
@@ -176,8 +230,9 @@ void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thr
   bool named = false;
   {
     const std::lock_guard<std::mutex> guard(named_lock_);
+    // Under --mpi the keep-vector follows this process's own call paths.
     for (const std::size_t earlier : named_by_tables_[fingerprint]) {
-      if (same_tables(processes_[earlier], p)) {
+      if (!options_.filter.mpi && same_tables(processes_[earlier], p)) {
         f = functions_[earlier];  // complete: listed only once named
         named = true;
         break;
@@ -189,7 +244,8 @@ void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thr
     // relies on them being merged (TraceInput merges every load's names).
     const analysis::FunctionMatcher matcher(options_.filter);
     FunctionNames process_names(p);
-    f.keep = keep_vector(p, process_names, matcher);
+    f.keep =
+        keep_vector(p, process_names, matcher, options_.filter.mpi ? &options_.selection : nullptr);
     f.key.assign(p.function_addresses.size() + 1, 0);
     for (std::uint32_t id = 1; id < f.key.size(); ++id) {
       const std::string& name = process_names.lookup(id).function;

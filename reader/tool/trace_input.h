@@ -196,8 +196,24 @@ class TraceInput {
 };
 
 /// The keep-vector of the filter for `process` (for trace and stats, which
-/// work on function IDs): keep[id] for IDs 1..function count.
+/// work on function IDs): keep[id] for IDs 1..function count. With
+/// `mpi_paths_of` (the views' --mpi), a function is kept only if it is also
+/// on an MPI call's path in the threads that selection selects
+/// (mpi_call_paths).
 std::vector<bool> keep_vector(const ProcessTrace& process, FunctionNames& names,
-                              const analysis::FunctionMatcher& matcher);
+                              const analysis::FunctionMatcher& matcher,
+                              const Selection* mpi_paths_of = nullptr);
+
+/// Whether `name` is an MPI call's: MPI_*, PMPI_*, mpi_* or pmpi_* (C and
+/// Fortran bindings, any case).
+bool is_mpi_function(const std::string& name);
+
+/// on_path[id] for IDs 1..function count of `process`: whether function
+/// `id` is an MPI call (is_mpi_function) or was open above one, in some
+/// thread `selection` selects. One decoding pass over those threads (O(1)
+/// amortised per event: a frame is marked once); a damaged thread counts
+/// up to where it can be read (the view reports the damage).
+std::vector<bool> mpi_call_paths(const ProcessTrace& process, FunctionNames& names,
+                                 const Selection& selection);
 
 }  // namespace parlot::tool

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "e2e_support.h"
 #include "parlot/trace_reader.h"
@@ -294,6 +296,65 @@ TEST_F(ParallelRead, HaloOnFourRanksReadOnFourRanksEqualsSerial) {
   expect_same_as_serial(
       {{"stats", d}, {"classes", d}, {"stacks", d}, {"trace", d}, {"loops", d}, {"diff", d, d}},
       {4});
+}
+
+// Every view's --mpi keeps the MPI calls and the functions on their call
+// paths only (relax, use_ghosts, init_field and parse_args make no MPI call
+// and go), with the calls' own counts; the same under mpirun.
+TEST_F(ParallelRead, MpiFilterKeepsMpiCallsAndTheirCallPaths) {
+  if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not on PATH";
+  if (!fs::exists(halo())) GTEST_SKIP() << halo() << " was not built (MPI not found)";
+  const fs::path dir = tmp_.path() / "halo";
+  const RunResult r =
+      run({mpirun_, "--allow-run-as-root", "--oversubscribe", "-np", "2", PARLOT_FRONTEND_PATH,
+           "record", "-q", "-d", dir.string(), "--", halo(), "3"});
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  const std::string d = dir.string();
+  // 2 (main) + 6 (init, rank, size) + 3 x 22 (an iteration) + 2 (finalize).
+  const std::string skeleton =
+      " (76 events): main { MPI_Init MPI_Comm_rank MPI_Comm_size 3 x [ exchange_halo { 2 x [ "
+      "shift { MPI_Irecv MPI_Issend MPI_Waitall } ] } residual_norm { MPI_Allreduce } ] "
+      "MPI_Finalize }\n";
+  const RunResult loops = parlot_read({"loops", "--mpi", d});
+  ASSERT_EQ(loops.exit_status, 0) << loops.err;
+  EXPECT_EQ(loops.out, "rank 0 thread 0" + skeleton + "rank 1 thread 0" + skeleton);
+
+  // The calls-per-function section of stats: name -> calls.
+  auto calls = [](const std::string& text) {
+    std::map<std::string, std::uint64_t> out;
+    std::istringstream in(text.substr(0, text.find("caller -> callee")));
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream fields(line);
+      std::uint64_t n = 0;
+      std::string name;
+      if (fields >> n >> name) out[name] = n;
+    }
+    return out;
+  };
+  const RunResult all = parlot_read({"stats", d});
+  const RunResult mpi = parlot_read({"stats", "--mpi", d});
+  ASSERT_EQ(mpi.exit_status, 0) << mpi.err;
+  const auto kept = calls(mpi.out);
+  const auto every = calls(all.out);
+  std::vector<std::string> names;
+  for (const auto& [name, n] : kept) {
+    names.push_back(name);
+    EXPECT_EQ(n, every.at(name)) << name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"MPI_Allreduce", "MPI_Comm_rank", "MPI_Comm_size",
+                                             "MPI_Finalize", "MPI_Init", "MPI_Irecv", "MPI_Issend",
+                                             "MPI_Waitall", "exchange_halo", "main",
+                                             "residual_norm", "shift"}));
+  for (const char* gone : {"relax", "use_ghosts", "init_field", "parse_args"}) {
+    EXPECT_EQ(every.count(gone), 1u) << gone;
+  }
+  expect_same_as_serial({{"stats", "--mpi", d},
+                         {"trace", "--mpi", d},
+                         {"loops", "--mpi", d},
+                         {"classes", "--mpi", d},
+                         {"stacks", "--mpi", d},
+                         {"diff", "--mpi", d, d}},
+                        {2});
 }
 
 // 64 children, children 5 and 40 take another branch (at different
