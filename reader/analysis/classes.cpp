@@ -28,8 +28,7 @@ void FingerprintBuilder::push(std::span<const Event> events) {
   // The same hash as push(e), with the state in registers.
   std::uint64_t h = trace_;
   for (const Event& e : events) {
-    h = (h ^ (e.enter ? e.function : kExitWord)) * 0x100000001b3ull;
-    h ^= h >> 29;
+    h = trace_step(h, e.enter ? e.function : kExitWord);
   }
   trace_ = h;
   events_ += events.size();

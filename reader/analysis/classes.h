@@ -35,8 +35,7 @@ class FingerprintBuilder {
     ++events_;
     switch (by_) {
       case ClassBy::kTrace:
-        trace_ = (trace_ ^ (e.enter ? e.function : kExitWord)) * 0x100000001b3ull;
-        trace_ ^= trace_ >> 29;
+        trace_ = trace_step(trace_, e.enter ? e.function : kExitWord);
         break;
       case ClassBy::kEdges:
         if (e.enter) {
@@ -70,8 +69,7 @@ class FingerprintBuilder {
     std::uint64_t h = trace_;
     for (const CallEvent& c : calls) {
       const FunctionKey f = key_of(c.function_id);
-      h = (h ^ (c.kind == CallEvent::Kind::kEnter ? f : kExitWord)) * 0x100000001b3ull;
-      h ^= h >> 29;
+      h = trace_step(h, c.kind == CallEvent::Kind::kEnter ? f : kExitWord);
     }
     trace_ = h;
     events_ += calls.size();
@@ -85,6 +83,12 @@ class FingerprintBuilder {
 
  private:
   static constexpr std::uint64_t kExitWord = 0x2545f4914f6cdd1dull;  // an exit in the trace hash
+  /// The trace hash `h` after one more event (its function key, or
+  /// kExitWord for an exit).
+  static std::uint64_t trace_step(std::uint64_t h, std::uint64_t word) {
+    h = (h ^ word) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+  }
   ClassBy by_;
   std::uint64_t events_ = 0;
   std::uint64_t trace_ = 0xcbf29ce484222325ull;
