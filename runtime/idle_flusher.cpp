@@ -2,10 +2,14 @@
 
 #include "libcall_patcher.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <cstdlib>
@@ -29,6 +33,13 @@ std::atomic<bool> g_round_on{false};
 // Round period (ns): PARLOT_FLUSH_MS / 2. Atomic: a flusher started before
 // main gets the period the process's configuration says at its first event.
 std::atomic<std::uint64_t> g_period_ns{0};
+// PARLOT_FLUSH_MS of the running flusher, for resume_idle_flusher().
+std::atomic<std::uint64_t> g_flush_ms{0};
+// The flusher's kernel thread id, published by the thread itself (0 until
+// it runs), and the futex word it sleeps on: pause_idle_flusher() sets it
+// to 1 and wakes the thread, which then ends.
+std::atomic<pid_t> g_flusher_tid{0};
+std::atomic<std::uint32_t> g_stop_flusher{0};
 
 std::uint64_t monotonic_ns() {
   timespec ts;
@@ -77,15 +88,27 @@ void flush_round() {
   unlock_thread_registry();
 }
 
+// Sleeps `period` (relative, CLOCK_MONOTONIC) unless g_stop_flusher is or
+// becomes 1.
+void sleep_unless_stopped(const timespec& period) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&g_stop_flusher), FUTEX_WAIT_PRIVATE, 0u,
+          &period, nullptr, 0);
+}
+
+bool flusher_should_run() {
+  return !tracing_stopped() && g_stop_flusher.load(std::memory_order_acquire) == 0;
+}
+
 void* flusher_main(void*) {
   ignore_hooks_on_this_thread_for_good();
+  g_flusher_tid.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
 
-  while (!tracing_stopped()) {
+  while (flusher_should_run()) {
     const std::uint64_t ns = g_period_ns.load(std::memory_order_relaxed);
     const timespec period{static_cast<time_t>(ns / 1000000000u),
                           static_cast<long>(ns % 1000000000u)};
-    clock_nanosleep(CLOCK_MONOTONIC, 0, &period, nullptr);
-    if (tracing_stopped()) break;
+    sleep_unless_stopped(period);
+    if (!flusher_should_run()) break;
     flush_round();
     patch_library_calls_of_new_objects();
   }
@@ -99,6 +122,7 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
   std::uint64_t ns = flush_ms * 1000000u / 2;
   if (ns < 1000000u) ns = 1000000u;
   g_period_ns.store(ns, std::memory_order_relaxed);
+  g_flush_ms.store(flush_ms, std::memory_order_relaxed);
   const pid_t self = getpid();
   pid_t running = g_flusher_pid.load();
   if (running == self || !g_flusher_pid.compare_exchange_strong(running, self)) return true;
@@ -116,7 +140,11 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
   const bool ok = create_runtime_thread(&thread, &attr, flusher_main, nullptr) == 0;
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   pthread_attr_destroy(&attr);
-  if (ok) pthread_setname_np(thread, "parlot-flush");
+  if (ok) {
+    pthread_setname_np(thread, "parlot-flush");
+  } else {
+    g_flusher_pid.store(0);  // none runs: pause_idle_flusher() has none to wait for
+  }
   return ok;
 }
 
@@ -151,6 +179,8 @@ namespace {
 
 void idle_flusher_after_fork_in_child() {
   g_flusher_pid.store(0);
+  g_flusher_tid.store(0);
+  g_stop_flusher.store(0);
   g_round_on.store(false);
   g_hooks_off.fetch_and(~kFlushRound);
 }
@@ -162,6 +192,40 @@ bool wait_for_idle_flush_round(std::uint64_t timeout_ns) {
     relax(spins);
   }
   return true;
+}
+
+bool pause_idle_flusher() {
+  const pid_t self = getpid();
+  if (g_flusher_pid.load() != self) return false;
+  g_stop_flusher.store(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&g_stop_flusher), FUTEX_WAKE_PRIVATE, 1,
+          nullptr, nullptr, 0);
+  // The thread publishes its id first thing; then it is gone once the
+  // kernel no longer finds it in this thread group (tgkill: ESRCH), which
+  // is when unshare() and setns() stop counting it. Bounded: 2 s.
+  const std::uint64_t start = monotonic_ns();
+  constexpr std::uint64_t kLimitNs = 2000000000u;
+  pid_t tid = 0;
+  for (unsigned spins = 0; (tid = g_flusher_tid.load(std::memory_order_acquire)) == 0; ++spins) {
+    if (monotonic_ns() - start >= kLimitNs) break;
+    relax(spins);
+  }
+  if (tid != 0) {
+    for (unsigned spins = 0; syscall(SYS_tgkill, self, tid, 0) == 0 || errno != ESRCH; ++spins) {
+      if (monotonic_ns() - start >= kLimitNs) break;
+      relax(spins);
+    }
+  }
+  g_flusher_tid.store(0);
+  g_flusher_pid.store(0);
+  return true;
+}
+
+void resume_idle_flusher() {
+  g_stop_flusher.store(0, std::memory_order_release);
+  if (tracing_stopped()) return;
+  IgnoreHooksOnThisThread quiet;  // pthread_create may call an instrumented malloc
+  start_idle_flusher(g_flush_ms.load(std::memory_order_relaxed));
 }
 
 bool hook_may_record_after_flush_round(ThreadTrace* t) {

@@ -40,6 +40,18 @@ void enable_idle_flush_rounds();
 /// start_idle_flusher() starts one.
 void idle_flusher_after_fork_in_child();
 
+/// Ends this process's flusher thread, if it runs, and waits (at most 2 s)
+/// until the kernel no longer counts it among the process's threads, for a
+/// call that fails in a multi-threaded process (unshare(CLONE_NEWUSER),
+/// setns() into a user or mount namespace): the program must see them
+/// behave as untraced. Returns true when a flusher was ended; the caller
+/// then calls resume_idle_flusher(). Not called from a hook.
+bool pause_idle_flusher();
+
+/// Starts the flusher again, with the settings it had, after
+/// pause_idle_flusher() returned true (unless tracing has stopped).
+void resume_idle_flusher();
+
 /// Once tracing has stopped: waits until a flusher round in progress ends
 /// (at most `timeout_ns`). Returns true when no round is in progress.
 /// Async-signal-safe.
