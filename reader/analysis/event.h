@@ -34,11 +34,19 @@ struct Event {
 
 /// A thread of the program: its process's MPI rank (or, without a rank, the
 /// process's position in the trace directory, sorted as the reader sorts),
-/// and its thread index within the process.
+/// its thread index within the process, and `fork`: 0 for the first process
+/// of that rank (by start time), k for the k-th other one (a fork child of
+/// a rank records its parent's rank). Ordered by rank, fork, thread.
 struct ThreadId {
   std::uint64_t rank = 0;
   std::uint64_t thread = 0;
-  auto operator<=>(const ThreadId&) const = default;
+  std::uint64_t fork = 0;
+  bool operator==(const ThreadId&) const = default;
+  std::strong_ordering operator<=>(const ThreadId& o) const {
+    if (rank != o.rank) return rank <=> o.rank;
+    if (fork != o.fork) return fork <=> o.fork;
+    return thread <=> o.thread;
+  }
 };
 
 /// A pull stream of events (one thread, in order).

@@ -57,6 +57,20 @@ NamedCallStats read_named_stats(SummaryReader& in) {
   return s;
 }
 
+void write_thread_id(SummaryWriter& out, const ThreadId& id) {
+  out.number(id.rank);
+  out.number(id.fork);
+  out.number(id.thread);
+}
+
+ThreadId read_thread_id(SummaryReader& in) {
+  ThreadId id;
+  id.rank = in.number();
+  id.fork = in.number();
+  id.thread = in.number();
+  return id;
+}
+
 }  // namespace
 
 std::string write_stacks_partial(const StacksPartial& p) {
@@ -64,8 +78,7 @@ std::string write_stacks_partial(const StacksPartial& p) {
   write_status(out, p.status);
   out.number(p.threads.size());
   for (const auto& t : p.threads) {
-    out.number(t.id.rank);
-    out.number(t.id.thread);
+    write_thread_id(out, t.id);
     out.number(t.stack.size());
     for (const FunctionKey key : t.stack) out.number(key);
   }
@@ -81,10 +94,9 @@ StacksPartial read_stacks_partial(std::string_view bytes) {
   SummaryReader in(bytes);
   StacksPartial p;
   p.status = read_status(in);
-  p.threads.resize(in.count(3));
+  p.threads.resize(in.count(4));
   for (auto& t : p.threads) {
-    t.id.rank = in.number();
-    t.id.thread = in.number();
+    t.id = read_thread_id(in);
     t.stack.resize(in.count(1));
     for (auto& key : t.stack) key = in.number();
   }
@@ -103,8 +115,7 @@ std::string write_classes_partial(const ClassesPartial& p) {
   out.number(p.threads.size());
   for (const auto& t : p.threads) {
     out.number(t.process);
-    out.number(t.id.rank);
-    out.number(t.id.thread);
+    write_thread_id(out, t.id);
     out.number(t.hash);
     out.number(t.edges.size());
     for (const auto h : t.edges) out.number(h);
@@ -116,11 +127,10 @@ ClassesPartial read_classes_partial(std::string_view bytes, std::uint64_t proces
   SummaryReader in(bytes);
   ClassesPartial p;
   p.status = read_status(in);
-  p.threads.resize(in.count(5));
+  p.threads.resize(in.count(6));
   for (auto& t : p.threads) {
     t.process = read_process(in, process_count);
-    t.id.rank = in.number();
-    t.id.thread = in.number();
+    t.id = read_thread_id(in);
     t.hash = in.number();
     t.edges.resize(in.count(1));
     for (auto& h : t.edges) h = in.number();

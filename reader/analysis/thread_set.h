@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "event.h"
 
@@ -13,7 +14,7 @@ namespace parlot::analysis {
 
 class ThreadSet {
  public:
-  void insert(ThreadId t) { by_rank_[t.rank].insert(t.thread); }
+  void insert(ThreadId t) { by_rank_[t.rank].insert({t.fork, t.thread}); }
   void merge(const ThreadSet& o);
   std::size_t size() const;
   std::size_t ranks() const { return by_rank_.size(); }
@@ -24,14 +25,17 @@ class ThreadSet {
 
   /// Ranks grouped by their set of thread indices, each group as ranges:
   /// "ranks 0-511,513-1023" (thread 0 only), "rank 512",
-  /// "ranks 0-3 threads 0-7; rank 4 threads 0,2". Deterministic. With
+  /// "ranks 0-3 threads 0-7; rank 4 threads 0,2". Threads of a rank's other
+  /// processes (ThreadId::fork) follow as "fork K [thread(s) ...]":
+  /// "ranks 0-1 + fork 1", "rank 3 fork 1 threads 0-1". Deterministic. With
   /// `ranked` false (a run without MPI ranks) "process"/"processes".
   std::string to_string(bool ranked = true) const;
 
   bool operator==(const ThreadSet&) const = default;
 
  private:
-  std::map<std::uint64_t, std::set<std::uint64_t>> by_rank_;
+  // rank -> (fork, thread index) of its members.
+  std::map<std::uint64_t, std::set<std::pair<std::uint64_t, std::uint64_t>>> by_rank_;
 };
 
 /// "0-3,5,7-9" for a sorted set of numbers.

@@ -25,7 +25,7 @@ namespace {
 struct DiffOptions {
   ViewOptions left;
   std::string right_dir;
-  std::string left_thread, right_thread;  // "rank=R[,thread=T]"
+  std::string left_thread, right_thread;  // "rank=R[,fork=K][,thread=T]"
   std::size_t context = 3;
   bool loops = true;
   std::size_t max_body = 8;
@@ -69,12 +69,15 @@ analysis::ThreadId parse_thread(const std::string& spec) {
         std::from_chars(value.data(), value.data() + value.size(), v).ptr !=
             value.data() + value.size() ||
         value.empty()) {
-      throw CLI::ValidationError("thread", "expected rank=R[,thread=T], got '" + spec + "'");
+      throw CLI::ValidationError("thread",
+                                 "expected rank=R[,fork=K][,thread=T], got '" + spec + "'");
     }
     if (key == "rank" || key == "process") {
       id.rank = v;
     } else if (key == "thread") {
       id.thread = v;
+    } else if (key == "fork") {
+      id.fork = v;
     } else {
       throw CLI::ValidationError("thread", "unknown key '" + key + "' in '" + spec + "'");
     }
@@ -175,9 +178,11 @@ void add_diff_command(CLI::App& app, int& exit_status) {
                   "Trace directory (RIGHT); threads matched by "
                   "rank and thread index");
   add_view_options(cmd, options->left);
-  cmd->add_option("--left", options->left_thread,
-                  "Thread of LEFT: rank=R[,thread=T] (under mpirun: compared on rank 0 alone)");
-  cmd->add_option("--right", options->right_thread, "Thread of LEFT to compare: rank=R[,thread=T]");
+  cmd->add_option(
+      "--left", options->left_thread,
+      "Thread of LEFT: rank=R[,fork=K][,thread=T] (under mpirun: compared on rank 0 alone)");
+  cmd->add_option("--right", options->right_thread,
+                  "Thread of LEFT to compare: rank=R[,fork=K][,thread=T]");
   cmd->add_option("--context", options->context,
                   "Events of context around the divergence (items around each change in the "
                   "loop-level diff)");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 
 #include "function_names.h"
 #include "parallel.h"
@@ -159,6 +160,11 @@ TraceInput::TraceInput(const ViewOptions& o, const Owns& owns) : options_(o) {
     processes_.push_back(std::move(process));
   }
   for (const auto& p : processes_) ranked_ = ranked_ || !p.metadata.rank.empty();
+  // The listing is sorted by rank, then start time: a rank's own process
+  // comes before the children it forked.
+  std::map<std::uint64_t, std::uint64_t> seen_of_rank;
+  for (std::size_t i = 0; i < processes_.size(); ++i)
+    fork_of_.push_back(seen_of_rank[rank_of(i)]++);
   // Per process, in parallel: open it, name and key every function, apply
   // the filter, list the selected threads. Symbolizers are per process.
   functions_.resize(processes_.size());
@@ -261,7 +267,7 @@ void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thr
     const auto& s = reader.summary();
     if (!options_.selection.selects(s)) continue;
     add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
-    threads.push_back({{rank, reader.summary().thread_index}, i, file});
+    threads.push_back({{rank, reader.summary().thread_index, fork_of(i)}, i, file});
   }
 }
 
@@ -297,7 +303,8 @@ std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {
 }
 
 std::string TraceInput::label(analysis::ThreadId id) const {
-  return fmt::format("{} {} thread {}", ranked_ ? "rank" : "process", id.rank, id.thread);
+  return fmt::format("{} {}{} thread {}", ranked_ ? "rank" : "process", id.rank,
+                     id.fork == 0 ? "" : fmt::format(" fork {}", id.fork), id.thread);
 }
 
 }  // namespace parlot::tool

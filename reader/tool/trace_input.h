@@ -155,11 +155,16 @@ class TraceInput {
   /// Adds names learnt elsewhere (another member's partial result).
   void add_names(const analysis::NameTable& names) { names_.merge(names); }
   std::unique_ptr<ThreadStream> open(const Thread& t) const;
-  /// "rank R thread T" (or "process P thread T" when the run has no ranks).
+  /// "rank R thread T" (or "process P thread T" when the run has no ranks);
+  /// "rank R fork K thread T" for the threads of a rank's K-th other process.
   std::string label(analysis::ThreadId id) const;
   /// ThreadId::rank of process `process`' threads: its MPI rank, or its
   /// index when the run has no ranks (or the rank does not parse).
   std::uint64_t rank_of(std::size_t process) const;
+  /// ThreadId::fork of process `process`' threads: how many processes
+  /// before it in the listing have the same rank_of() (0 for a rank's own
+  /// process; a fork child of a rank records its parent's rank).
+  std::uint64_t fork_of(std::size_t process) const { return fork_of_[process]; }
   /// Whether the run has MPI ranks (else ThreadId::rank is the process's
   /// position in the directory).
   bool ranked() const { return ranked_; }
@@ -191,6 +196,7 @@ class TraceInput {
   std::deque<Thread> borrowed_;  ///< threads of processes loaded by find_or_load()
   analysis::NameTable names_;
   bool ranked_ = false;
+  std::vector<std::uint64_t> fork_of_;  // per process, see fork_of()
   int status_ = 0;
   std::mutex lock_;
 };

@@ -144,6 +144,39 @@ TEST(ThreadSetTest, CompactRanges) {
   EXPECT_EQ(u.to_string(false), "process 3 threads 0-7; process 4 threads 0,2");
 }
 
+// The threads of a rank's other processes (fork children, which record
+// their parent's rank) are members of their own, never merged with the
+// rank's threads of the same index.
+TEST(ThreadSetTest, ForkChildrenOfARankAreTheirOwnMembers) {
+  ThreadSet s;
+  for (std::uint64_t r = 0; r < 4; ++r) s.insert({r, 0});
+  s.insert({0, 0, 1});
+  s.insert({1, 0, 1});
+  EXPECT_EQ(s.size(), 6u);
+  EXPECT_TRUE(s.contains({0, 0, 1}));
+  EXPECT_FALSE(s.contains({2, 0, 1}));
+  EXPECT_EQ(s.to_string(), "ranks 0-1 + fork 1; ranks 2-3");
+  EXPECT_EQ((ThreadId{0, 0, 0}), s.first());
+  ThreadSet only_children;
+  only_children.insert({3, 0, 1});
+  only_children.insert({3, 1, 1});
+  only_children.insert({5, 0, 2});
+  EXPECT_EQ(only_children.first(), (ThreadId{3, 0, 1}));
+  EXPECT_EQ(only_children.to_string(), "rank 3 fork 1 threads 0-1; rank 5 fork 2");
+  ThreadSet both;
+  both.insert({7, 0});
+  both.insert({7, 1});
+  both.insert({7, 2, 1});
+  EXPECT_EQ(both.to_string(), "rank 7 threads 0-1 + fork 1 thread 2");
+  ThreadSet two_children;
+  two_children.insert({2, 0, 1});
+  two_children.insert({2, 0, 2});
+  EXPECT_EQ(two_children.to_string(), "rank 2 fork 1 + fork 2");
+  // Ordered by rank, then fork, then thread.
+  EXPECT_LT((ThreadId{0, 5, 0}), (ThreadId{0, 0, 1}));
+  EXPECT_LT((ThreadId{0, 9, 9}), (ThreadId{1, 0, 0}));
+}
+
 // `n` raw events (function IDs 1..`functions`, 0 = exit) of a random
 // well-nested stream: an exit or an entry with equal odds, never an exit
 // with no open call.

@@ -18,8 +18,8 @@ StacksPartial some_stacks() {
   StacksPartial p;
   p.status = 1;
   p.threads.push_back({{0, 0}, {function_key("main"), function_key("wait")}});
-  p.threads.push_back({{3, 1}, {}});
-  p.threads.push_back({{1ull << 40, ~0ull}, {~0ull, 1}});
+  p.threads.push_back({{3, 1, 2}, {}});
+  p.threads.push_back({{1ull << 40, ~0ull, ~0ull}, {~0ull, 1}});
   p.names = {{function_key("main"), "main"}, {function_key("wait"), "wait \"for\" {it}"}};
   return p;
 }
@@ -28,7 +28,7 @@ ClassesPartial some_classes() {
   ClassesPartial p;
   p.status = 2;
   p.threads.push_back({0, {0, 0}, 0x1234567890abcdefull, {1, 2, ~0ull}});
-  p.threads.push_back({4, {7, 2}, ~0ull, {}});
+  p.threads.push_back({4, {7, 2, 1}, ~0ull, {}});
   return p;
 }
 
@@ -80,10 +80,10 @@ TEST(PartialResults, HugeCountsAreErrorsNotAllocations) {
   };
   const std::uint64_t h = 1ull << 62;
   EXPECT_THROW(read_stacks_partial(huge({0, h})), std::runtime_error);
-  EXPECT_THROW(read_stacks_partial(huge({0, 1, 0, 0, h, 1, 2, 3})), std::runtime_error);
+  EXPECT_THROW(read_stacks_partial(huge({0, 1, 0, 0, 0, h, 1, 2, 3})), std::runtime_error);
   EXPECT_THROW(read_stacks_partial(huge({0, 0, h})), std::runtime_error);
   EXPECT_THROW(read_classes_partial(huge({0, h}), 1), std::runtime_error);
-  EXPECT_THROW(read_classes_partial(huge({0, 1, 0, 0, 0, 9, h, 1}), 1), std::runtime_error);
+  EXPECT_THROW(read_classes_partial(huge({0, 1, 0, 0, 0, 0, 9, h, 1}), 1), std::runtime_error);
   EXPECT_THROW(read_stats_partial(huge({0, h}), 1), std::runtime_error);
   EXPECT_THROW(read_stats_partial(huge({0, 1, 0, 0, 0, 0, 0, h, 0}), 1), std::runtime_error);
   EXPECT_THROW(read_stats_partial(huge({0, 1, 0, 0, 0, 0, 0, 0, h}), 1), std::runtime_error);

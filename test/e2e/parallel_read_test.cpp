@@ -385,5 +385,53 @@ TEST_F(ParallelRead, ClassesPutEachOutlierChildAlone) {
                                      "representative process 1 thread 0\n"));
 }
 
+// A fork child of a rank records its parent's rank. Two ranks that each
+// fork two children (child 1 an outlier): six processes, two per rank
+// number. Each thread keeps a name of its own ("rank R fork K thread T"),
+// so the views never merge two of them. Before, both children and their
+// rank were "rank R thread 0": classes printed the same representative for
+// two classes, and stacks counted 2 threads instead of 6.
+TEST_F(ParallelRead, ForkChildrenOfRanksAreNamedApart) {
+  const fs::path dir = tmp_.path() / "ranked_forks";
+  for (const char* rank : {"0", "1"}) {
+    const RunResult r = run({PARLOT_FRONTEND_PATH, "record", "-q", "-d", dir.string(), "--",
+                             fork_tree(), "2", "5", "--outlier", "1", "--parallel", "1"},
+                            {std::string("OMPI_COMM_WORLD_RANK=") + rank});
+    ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  }
+  const std::string d = dir.string();
+  const RunResult classes = parlot_read({"classes", d});
+  ASSERT_EQ(classes.exit_status, 0) << classes.err;
+  EXPECT_THAT(classes.out,
+              HasSubstr("3 classes of 6 threads (--by trace)\n"
+                        "class A: ranks 0-1 (2 threads), representative rank 0 thread 0\n"
+                        "class B: ranks 0-1 fork 1 (2 threads), representative rank 0 fork 1 "
+                        "thread 0\n"));
+  EXPECT_THAT(classes.out, HasSubstr("class C: ranks 0-1 fork 2 (2 threads), representative rank "
+                                     "0 fork 2 thread 0\n"));
+  const RunResult stacks = parlot_read({"stacks", d});
+  ASSERT_EQ(stacks.exit_status, 0) << stacks.err;
+  EXPECT_THAT(stacks.out, ::testing::StartsWith("6 threads (ranks 0-1 + fork 1 + fork 2)\n"));
+  const RunResult loops = parlot_read({"loops", d});
+  ASSERT_EQ(loops.exit_status, 0) << loops.err;
+  std::vector<std::string> labels;
+  std::istringstream lines(loops.out);
+  for (std::string line; std::getline(lines, line);)
+    labels.push_back(line.substr(0, line.find(" (")));
+  EXPECT_EQ(labels, (std::vector<std::string>{"rank 0 thread 0", "rank 0 fork 1 thread 0",
+                                              "rank 0 fork 2 thread 0", "rank 1 thread 0",
+                                              "rank 1 fork 1 thread 0", "rank 1 fork 2 thread 0"}));
+  // Child 1 (fork 2) leaves the common path at step 1: step_other.
+  const RunResult diff =
+      parlot_read({"diff", d, "--left", "rank=1,fork=1", "--right", "rank=1,fork=2", "--no-loops"});
+  EXPECT_EQ(diff.exit_status, 0) << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("rank 1 fork 1 thread 0 vs rank 1 fork 2 thread 0: first "
+                                  "divergence at event "));
+  EXPECT_THAT(diff.out, HasSubstr(">       enter step_other\n"));
+  if (!mpirun_.empty()) {
+    expect_same_as_serial({{"classes", d}, {"stacks", d}, {"loops", d}, {"stats", d}}, {2});
+  }
+}
+
 }  // namespace
 }  // namespace parlot::e2e
