@@ -4,6 +4,7 @@
 // constructors and destructors.
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "hardening_fixture.h"
 
@@ -87,6 +88,38 @@ TEST_P(Scale, Recursion100000FramesDeep) {
   ASSERT_EQ(stats.exit_status, 0) << stats.err;
   EXPECT_THAT(stats.out, HasSubstr("        100000  recurse\n"));
   EXPECT_THAT(stats.out, HasSubstr("         99999  recurse -> recurse\n"));
+}
+
+// `parlot-read trace` indents two spaces per level up to depth 256, then
+// writes "[depth N] " instead (as `stacks` does): the text of a thread that
+// died of a stack overflow grows with its events, not with their depth
+// squared (4.6 GB in 120 s for 200,000 frames before).
+TEST_P(Scale, TraceTextStopsIndentingAtDepth256) {
+  const int depth = 1000;
+  const RunResult r = run_traced({prog("deep_recursion"), std::to_string(depth)}, dir.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 2u);
+  std::vector<std::string> lines;
+  std::istringstream text(threads[1].body);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  // deep_worker at depth 0, recurse at 1..1000, leaf at 1001; then the
+  // closing lines in reverse: depth d closes on line 2002 - d.
+  ASSERT_EQ(lines.size(), 2u * (depth + 1) + 1) << threads[1].body.substr(0, 2000);
+  const std::string spaces(512, ' ');
+  EXPECT_EQ(lines[0], "deep_worker() {");
+  EXPECT_EQ(lines[1], "  recurse() {");
+  EXPECT_EQ(lines[256], spaces + "recurse() {");
+  EXPECT_EQ(lines[257], spaces + "[depth 257] recurse() {");
+  EXPECT_EQ(lines[depth], spaces + "[depth 1000] recurse() {");
+  EXPECT_EQ(lines[depth + 1], spaces + "[depth 1001] leaf();");
+  EXPECT_EQ(lines[depth + 2], spaces + "[depth 1000] } /* recurse() */");
+  EXPECT_EQ(lines[2 * depth + 1 - 256], spaces + "[depth 257] } /* recurse() */");
+  EXPECT_EQ(lines[2 * depth + 2 - 256], spaces + "} /* recurse() */");
+  EXPECT_EQ(lines.back(), "} /* deep_worker() */");
+  std::size_t longest = 0;
+  for (const auto& line : lines) longest = std::max(longest, line.size());
+  EXPECT_LE(longest, spaces.size() + 40);
 }
 
 // 2,000 threads, 16 alive at a time: thread i runs
