@@ -99,6 +99,10 @@ void unlink_trace(ThreadTrace* t) {
   t->prev = t->next = nullptr;
 }
 
+// Length of the prefix of g_trace_dir that this process found in place:
+// the directories below it are the ones make_dirs() created (0 = none).
+std::size_t g_created_below = 0;
+
 // mkdir -p for the trace directory (mode 0700 for what it creates).
 int make_dirs(const char* path) {
   char buf[1024];
@@ -109,7 +113,11 @@ int make_dirs(const char* path) {
     if (buf[i] != '/' && buf[i] != '\0') continue;
     const char saved = buf[i];
     buf[i] = '\0';
-    if (mkdir(buf, 0700) != 0 && errno != EEXIST) return errno;
+    if (mkdir(buf, 0700) == 0) {
+      if (g_created_below == 0) g_created_below = std::strrchr(buf, '/') - buf;
+    } else if (errno != EEXIST) {
+      return errno;
+    }
     buf[i] = saved;
   }
   struct stat st;
@@ -163,6 +171,47 @@ int make_process_dir() {
   g_process_dir[0] = '\0';
   return EEXIST;
 }
+
+}  // namespace
+
+void give_trace_to(uid_t uid, gid_t gid) {
+  if (g_process_dir[0] == '\0') return;
+  // The trace directories this process created, outermost first (each
+  // must let the new user through).
+  if (g_created_below != 0) {
+    char buf[sizeof g_trace_dir];
+    std::memcpy(buf, g_trace_dir, sizeof buf);
+    const std::size_t n = std::strlen(buf);
+    for (std::size_t i = g_created_below + 1; i <= n; ++i) {
+      if (buf[i] != '/' && buf[i] != '\0') continue;
+      const char saved = buf[i];
+      buf[i] = '\0';
+      (void)!chown(buf, uid, gid);
+      buf[i] = saved;
+    }
+  }
+  const int dir = open(g_process_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  (void)!fchown(dir, uid, gid);
+  alignas(8) char entries[4096];
+  for (;;) {
+    const long got = syscall(SYS_getdents64, dir, entries, sizeof entries);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
+      unsigned short reclen;
+      std::memcpy(&reclen, entries + off + 16, sizeof reclen);
+      const char* name = entries + off + 19;
+      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) {
+        (void)!fchownat(dir, name, uid, gid, AT_SYMLINK_NOFOLLOW);
+      }
+      off += reclen;
+    }
+  }
+  close(dir);
+}
+
+namespace {
 
 // Path of file `name` of the process directory, in `out`.
 bool process_file_path(char* out, std::size_t cap, const char* name) {

@@ -5,6 +5,8 @@
 // reads `g_hooks_off`, `g_function_ids` and the thread's own trace.
 #pragma once
 
+#include <sys/types.h>
+
 #include <pthread.h>
 #include "hook_state.h"
 
@@ -90,6 +92,14 @@ void mark_stack_cut_of(pthread_t thread);
 
 /// True when the calling thread is inside one of the runtime's hooks.
 bool current_thread_in_hook();
+
+/// Makes user `uid` (group `gid`) the owner of this process's trace
+/// directory, its files, and the trace directories this process created
+/// (mkdir -p of PARLOT_DIR), so that the runtime can still open and create
+/// them once the process has dropped root for that user. Called by the
+/// set*uid interposers; errors are ignored (the writes then fail as before
+/// and say so). Not from a hook.
+void give_trace_to(uid_t uid, gid_t gid);
 
 /// True when the calling process is the one whose trace this is (false in
 /// a vfork child, which shares the parent's memory).
