@@ -41,6 +41,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "event_streams.h"
@@ -85,8 +86,8 @@ struct AppendSink {
 };
 
 template <template <class> class Enc>
-void encode_all(const std::vector<std::uint32_t>& events, AppendSink& sink) {
-  Enc<AppendSink> enc(sink, sink.fresh());
+void encode_all(const std::vector<std::uint32_t>& events, AppendSink& sink, auto... options) {
+  Enc<AppendSink> enc(sink, sink.fresh(), options...);
   for (const std::uint32_t v : events) enc.encode(v);
   enc.finish();
   sink.drain(enc.window());
@@ -150,11 +151,14 @@ class Codec {
 /// Parlot's codec 1 (`Enc` = codec::Encoder) or codec 2 (v2::Encoder):
 /// one encode() call per event into 256 KiB windows, decoded with
 /// codec::Decoder into 64K-event batches, each window fed as one block (as
-/// the runtime writes and the reader reads them).
+/// the runtime writes and the reader reads them). `version`: the format
+/// version written (codec 2: its length model).
 template <template <class> class Enc>
 class ParlotCodec final : public Codec {
  public:
-  ParlotCodec(parlot::format::Codec id, const char* name) : id_(id), name_(name) {}
+  ParlotCodec(parlot::format::Codec id, const char* name,
+              unsigned version = parlot::format::kVersion)
+      : id_(id), name_(name), version_(version) {}
   const char* name() const override { return name_; }
   const char* label() const override { return "incremental, per event"; }
 
@@ -163,7 +167,11 @@ class ParlotCodec final : public Codec {
     c.block_sizes.clear();
     sink_.out = &c.bytes;
     sink_.block_sizes = &c.block_sizes;
-    encode_all<Enc>(s.events, sink_);
+    if constexpr (std::is_same_v<Enc<AppendSink>, codec::v2::Encoder<AppendSink>>) {
+      encode_all<Enc>(s.events, sink_, codec::v2::length_model_of(version_));
+    } else {
+      encode_all<Enc>(s.events, sink_);
+    }
     c.size = c.bytes.size();
   }
 
@@ -173,6 +181,7 @@ class ParlotCodec final : public Codec {
     if (!decoder_) decoder_ = std::make_unique<codec::Decoder>(id_);
     codec::Decoder& d = *decoder_;
     d.reset();
+    d.set_format_version(version_);
     std::size_t block = 0;
     std::size_t off = 0;
     std::uint64_t total = 0;
@@ -195,6 +204,7 @@ class ParlotCodec final : public Codec {
 
   void verify(const Stream& s, const Compressed& c) override {
     codec::Decoder d(id_);
+    d.set_format_version(version_);
     std::vector<std::uint32_t> out(s.events.size());
     std::size_t total = 0;
     std::size_t block = 0;
@@ -220,6 +230,7 @@ class ParlotCodec final : public Codec {
   std::unique_ptr<codec::Decoder> decoder_;
   parlot::format::Codec id_;
   const char* name_;
+  unsigned version_;
   AppendSink sink_;
   std::vector<std::uint32_t> batch_ = std::vector<std::uint32_t>(kBatchEvents);
 };
@@ -468,6 +479,9 @@ int main(int argc, char** argv) {
       std::make_unique<ParlotCodec<codec::Encoder>>(parlot::format::Codec::kLzZe, "parlot1"));
   codecs.push_back(
       std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank, "parlot2"));
+  // Codec 2 as format version 2 wrote it (length model 1), for comparison.
+  codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(
+      parlot::format::Codec::kLzRank, "parlot2-v2", 2));
   codecs.push_back(std::make_unique<ZstdCodec>(1, kBlockBytes, "zstd1"));
   codecs.push_back(std::make_unique<ZstdCodec>(19, kBlockBytes, "zstd19"));
   codecs.push_back(std::make_unique<Lz4Codec>(false, kBlockBytes));

@@ -3,7 +3,9 @@
 //
 // Input layout:
 //   byte 0   bit 0: codec (1 = LZ + zero elimination, 0 = raw words);
-//            bit 1 set: codec 2 (LZ + ranked literals, range-coded) instead;
+//            bit 1 set: codec 2 (LZ + ranked literals, range-coded) instead,
+//            bit 0 then the format version (1 = version 2: length model 1,
+//            0 = version 3: length model 2);
 //            bits 2-7: events pulled per next() call, minus 1 (1 .. 64)
 //   byte 1   bytes per feed() call / 16; 0 = the whole rest in one feed
 //            (codec 2: each feed is a block, whole segments)
@@ -48,22 +50,24 @@ struct VectorSink {
   }
 };
 
-template <class Enc>
-std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events) {
+template <class Enc, class... Options>
+std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, Options... options) {
   VectorSink sink;
-  Enc enc(sink, sink.fresh());
+  Enc enc(sink, sink.fresh(), options...);
   for (const std::uint32_t v : events) enc.encode(v);
   enc.finish();
   sink.drain(enc.window());
   return std::move(sink.bytes);
 }
 
-void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec) {
+void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec, unsigned version) {
   const std::vector<std::uint8_t> bytes =
-      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(events)
+      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(
+                                    events, parlot::codec::v2::length_model_of(version))
       : codec == Codec::kLzZe ? encode<parlot::codec::Encoder<VectorSink>>(events)
                               : encode<parlot::codec::RawEncoder<VectorSink>>(events);
   auto d = std::make_unique<Decoder>(codec);
+  d->set_format_version(version);
   d->feed(bytes.data(), bytes.size());
   std::vector<std::uint32_t> back(events.size());
   std::size_t got = 0;
@@ -84,12 +88,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Codec codec = (data[0] & 2) != 0   ? Codec::kLzRank
                       : (data[0] & 1) != 0 ? Codec::kLzZe
                                            : Codec::kRawWords;
+  const unsigned version = codec == Codec::kLzRank && (data[0] & 1) != 0 ? 2 : 3;
   const std::size_t batch = 1 + (data[0] >> 2);
   const std::size_t chunk = data[1] == 0 ? size : std::size_t{data[1]} * 16;
   data += 2;
   size -= 2;
 
   auto decoder = std::make_unique<Decoder>(codec);
+  decoder->set_format_version(version);
   std::vector<std::uint32_t> out(batch);
   std::vector<std::uint32_t> kept;                // first events, for the round trip
   std::size_t feed_size = std::min(chunk, size);  // bytes of the current feed
@@ -121,6 +127,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   for (const std::uint32_t v : kept) PARLOT_FUZZ_CHECK(v <= parlot::codec::kMaxValue);
-  check_round_trip(kept, codec);
+  check_round_trip(kept, codec, version);
   return 0;
 }

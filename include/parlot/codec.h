@@ -304,6 +304,13 @@ class Decoder {
       : lz_(codec != format::Codec::kRawWords),
         v2_(codec == format::Codec::kLzRank ? std::make_unique<v2::Decoder>() : nullptr) {}
 
+  /// The format version of the file whose stream this decodes (default:
+  /// format::kVersion); codec 2 picks its length model from it. Set before
+  /// the first next(); reset() keeps it.
+  void set_format_version(unsigned version) {
+    if (v2_) v2_->set_length_model(v2::length_model_of(version));
+  }
+
   /// Back to the state of a new decoder of the same codec (a new stream),
   /// keeping its memory (codec 2: the model, reset instead of allocated).
   void reset() {

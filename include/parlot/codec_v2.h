@@ -24,7 +24,12 @@
 //      point: first "the same length as last time here", else a zero flag,
 //      a unary bit width and the low bits (a bit tree up to 12 bits), in a
 //      context of the previous token and of whether the LZ prediction
-//      agrees with the context's first candidate.
+//      agrees with the context's first candidate. Since format version 3
+//      (length model 2) the zero flag and the width are also coded in the
+//      context of the slot's last length (its bit width) and of a group of
+//      slots, mixed with the shared context (weighted by how often the
+//      finer one was used), and the low bits of short lengths in the
+//      context of the last length's width and the previous token.
 //   5. Output is cut into segments, one per data block: a 32-bit event
 //      count, then the range coder's bytes. The model carries over from one
 //      segment to the next; each segment's coder restarts, so a block can be
@@ -35,6 +40,7 @@
 #pragma once
 // Included by parlot/codec.h after LzModel, OutputWindow and DecodeStatus.
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -56,6 +62,13 @@ inline constexpr std::uint32_t kMaxMatch = 1u << 24;
 inline constexpr unsigned kCandidates = 4;
 /// log2 of the candidate table's entries.
 inline constexpr unsigned kCandidateBits = 14;
+/// Length models: 1 in format version 2 files, 2 since format version 3
+/// (docs/FORMAT.md "Codec 2", "Length model 2").
+inline constexpr unsigned kNewestLengthModel = 2;
+/// The length model of a thread file of format version `version`.
+constexpr unsigned length_model_of(unsigned version) {
+  return version >= 3 ? 2 : 1;
+}
 /// Most history events the decision point walks back to find the caller and
 /// the previous sibling.
 inline constexpr unsigned kWalkLimit = 64;
@@ -92,11 +105,34 @@ struct Probabilities {
   Prob is_new[2];
   Prob new_width[32];
   Prob new_mantissa[32];
+  // Length model 2: contexts of the decision point's slot (kLastWidths: the
+  // bit width of its last length, capped; kSlotGroups: its index modulo),
+  // each with a use count (saturating at kFullWeightUses) that weighs it
+  // against the shared context above.
+  static constexpr unsigned kLastWidths = 16;
+  static constexpr unsigned kSlotGroups = 32;
+  /// Lengths of up to this bit width code their low bits in the context of
+  /// the last length's width and of the token context.
+  static constexpr unsigned kLowTreeMax = 8;
+  static constexpr std::uint8_t kFullWeightUses = 16;
+  Prob zero_by_last[2][kLastWidths];
+  Prob width_by_slot[2][kLastWidths][kSlotGroups][kLenBits];
+  Prob low_by_last[kLastWidths][kLenCtx][1u << kLowTreeMax];
+  std::uint8_t zero_by_last_uses[2][kLastWidths];
+  std::uint8_t width_by_slot_uses[2][kLastWidths][kSlotGroups][kLenBits];
 
   void reset() {
     Prob* p = &len_zero[0];
     Prob* e = &new_mantissa[31] + 1;
     for (; p != e; ++p) *p = kProbInit;
+    std::fill(&zero_by_last[0][0], &zero_by_last[0][0] + sizeof zero_by_last / sizeof(Prob),
+              kProbInit);
+    std::fill(&width_by_slot[0][0][0][0],
+              &width_by_slot[0][0][0][0] + sizeof width_by_slot / sizeof(Prob), kProbInit);
+    std::fill(&low_by_last[0][0][0], &low_by_last[0][0][0] + sizeof low_by_last / sizeof(Prob),
+              kProbInit);
+    std::memset(zero_by_last_uses, 0, sizeof zero_by_last_uses);
+    std::memset(width_by_slot_uses, 0, sizeof width_by_slot_uses);
   }
 };
 
@@ -121,6 +157,8 @@ struct RankModel {
   // Context of the next length token: whether the last token's length was
   // 0, and how its literal was coded (0: rank 0, 1: other rank, 2: escape).
   unsigned len_ctx = 0;
+  /// Length model (1 or 2, see length_model_of); kept by reset().
+  unsigned length_model = kNewestLengthModel;
 
   void reset() {
     for (auto& c : candidates) {
@@ -297,6 +335,22 @@ class RangeEncoder {
     }
   }
 
+  /// Bit `b` with probability `p` (of a 0, in 1/4096, 1 .. 4095), which
+  /// the caller adapts.
+  void bit_at(std::uint32_t p, unsigned b) {
+    const std::uint32_t bound = (range_ >> kProbBits) * p;
+    if (b == 0) {
+      range_ = bound;
+    } else {
+      low_ += bound;
+      range_ -= bound;
+    }
+    while (range_ < kTop) {
+      range_ <<= 8;
+      shift_low();
+    }
+  }
+
   /// `n` bits of `v`, most significant first, each with probability 1/2.
   void direct(std::uint32_t v, unsigned n) {
     while (n-- != 0) {
@@ -371,6 +425,24 @@ class RangeDecoder {
     return b;
   }
 
+  /// The decoding of RangeEncoder::bit_at.
+  unsigned bit_at(std::uint32_t p) {
+    const std::uint32_t bound = (range_ >> kProbBits) * p;
+    unsigned b = 0;
+    if (code_ < bound) {
+      range_ = bound;
+    } else {
+      code_ -= bound;
+      range_ -= bound;
+      b = 1;
+    }
+    while (range_ < kTop) {
+      range_ <<= 8;
+      code_ = code_ << 8 | next_byte();
+    }
+    return b;
+  }
+
   std::uint32_t direct(unsigned n) {
     std::uint32_t v = 0;
     while (n-- != 0) {
@@ -404,10 +476,35 @@ class RangeDecoder {
 /// decoder mirrors the encoder by construction. `Coder` is a RangeEncoder
 /// (bit(p, b) codes b) wrapped or a RangeDecoder wrapped (bit(p, b) ignores
 /// b and returns the decoded bit); see EncodeBits and DecodeBits.
+/// The probability of a bit coded with a shared probability `shared` and
+/// a finer one `fine` used `uses` times before: their average weighted by
+/// min(uses / 4, 4) quarters for `fine` (length model 2).
+inline std::uint32_t mixed_probability(Prob shared, Prob fine, std::uint8_t uses) {
+  const std::uint32_t w = uses >> 2 < 4 ? uses >> 2 : 4;
+  return (shared * (4 - w) + fine * w) / 4;
+}
+/// After a mixed bit `b`: `shared` adapts by 1/32 of its error, `fine` by
+/// 1/16, and `uses` counts up to Probabilities::kFullWeightUses.
+inline void adapt_mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned b) {
+  if (b == 0) {
+    shared = static_cast<Prob>(shared + (((1u << kProbBits) - shared) >> kAdaptShift));
+    fine = static_cast<Prob>(fine + (((1u << kProbBits) - fine) >> (kAdaptShift - 1)));
+  } else {
+    shared = static_cast<Prob>(shared - (shared >> kAdaptShift));
+    fine = static_cast<Prob>(fine - (fine >> (kAdaptShift - 1)));
+  }
+  if (uses < Probabilities::kFullWeightUses) ++uses;
+}
+
 struct EncodeBits {
   RangeEncoder& rc;
   unsigned bit(Prob& p, unsigned b) {
     rc.bit(p, b);
+    return b;
+  }
+  unsigned mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned b) {
+    rc.bit_at(mixed_probability(shared, fine, uses), b);
+    adapt_mixed(shared, fine, uses, b);
     return b;
   }
   std::uint32_t direct(std::uint32_t v, unsigned n) {
@@ -418,6 +515,11 @@ struct EncodeBits {
 struct DecodeBits {
   RangeDecoder& rc;
   unsigned bit(Prob& p, unsigned /*b*/) { return rc.bit(p); }
+  unsigned mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned /*b*/) {
+    const unsigned b = rc.bit_at(mixed_probability(shared, fine, uses));
+    adapt_mixed(shared, fine, uses, b);
+    return b;
+  }
   std::uint32_t direct(std::uint32_t /*v*/, unsigned n) { return rc.direct(n); }
 };
 
@@ -446,18 +548,71 @@ std::uint32_t code_length_plain(Bits& bits, Probabilities& p, unsigned ctx, std:
   return v;
 }
 
-/// Codes the match length `len` of a token whose decision point had the
-/// structural context `slot`: first whether it repeats the slot's last
-/// length (when that is not 0), else code_length_plain; remembers it in the
-/// slot. Returns the length (unchecked when decoding, see above).
+/// Length model 2's code_length_plain: the zero flag and the width bits
+/// mix the shared context `ctx` with the finer one of (ctx's agreement bit,
+/// `last_width`, `group`); the low bits of widths up to kLowTreeMax form a
+/// tree in the context of (`last_width`, ctx); wider lengths as in model 1.
 template <class Bits>
-std::uint32_t code_length(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len,
-                          std::uint32_t& same, Prob& sp) {
-  if (same != 0) {
-    if (bits.bit(sp, len == same) == 1) return same;
+std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, unsigned last_width,
+                                  unsigned group, std::uint32_t len) {
+  const unsigned agree = ctx & 1;
+  if (bits.mixed(p.len_zero[ctx], p.zero_by_last[agree][last_width],
+                 p.zero_by_last_uses[agree][last_width], len == 0) == 1) {
+    return 0;
   }
-  const std::uint32_t res = code_length_plain(bits, p, ctx, len);
-  same = res;
+  const unsigned w = static_cast<unsigned>(std::bit_width(len));
+  Prob* fine = p.width_by_slot[agree][last_width][group];
+  std::uint8_t* uses = p.width_by_slot_uses[agree][last_width][group];
+  unsigned width = 1;
+  while (width < Probabilities::kLenBits && bits.mixed(p.len_width[ctx][width - 1], fine[width - 1],
+                                                       uses[width - 1], width < w) == 1) {
+    ++width;
+  }
+  std::uint32_t v = 1;
+  if (width <= Probabilities::kLowTreeMax) {
+    // Prefixes v of a width-w length are 1 .. 2^(w-1) - 1: nodes
+    // 2^(w-1) .. 2^w - 2 of the context's array, one tree per width.
+    Prob* tree = p.low_by_last[last_width][ctx] + (1u << (width - 1)) - 1;
+    for (unsigned i = width - 1; i-- != 0;) v = v << 1 | bits.bit(tree[v], len >> i & 1);
+    return v;
+  }
+  if (width <= Probabilities::kLenTreeMax) {
+    for (unsigned i = width - 1; i-- != 0;) {
+      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
+    }
+    return v;
+  }
+  for (unsigned i = width - 1; i-- != 0;) {
+    v = v << 1 | bits.bit(p.len_mantissa[width - 1][i], len >> i & 1);
+  }
+  return v;
+}
+
+/// Codes the match length `len` of a token whose decision point had the
+/// structural context `slot` (an entry of m.candidates): first whether it
+/// repeats the slot's last length (when that is not 0), else
+/// code_length_plain (length model 1) or code_length_by_slot (model 2);
+/// remembers it in the slot. Returns the length (unchecked when decoding,
+/// see above).
+template <class Bits>
+std::uint32_t code_length(Bits& bits, RankModel& m, unsigned ctx, std::uint32_t len,
+                          RankModel::Slot& slot) {
+  if (slot.last_len != 0) {
+    if (bits.bit(slot.same, len == slot.last_len) == 1) return slot.last_len;
+  }
+  std::uint32_t res;
+  if (m.length_model == 1) {
+    res = code_length_plain(bits, m.probs, ctx, len);
+  } else {
+    const auto last_width = static_cast<unsigned>(std::bit_width(slot.last_len));
+    const auto group =
+        static_cast<unsigned>(&slot - m.candidates.data()) % Probabilities::kSlotGroups;
+    res = code_length_by_slot(
+        bits, m.probs, ctx,
+        last_width < Probabilities::kLastWidths ? last_width : Probabilities::kLastWidths - 1,
+        group, len);
+  }
+  slot.last_len = res;
   return res;
 }
 
@@ -541,7 +696,14 @@ struct Model {
 template <class Sink>
 class Encoder {
  public:
-  Encoder(Sink& sink, OutputWindow window) : sink_(sink), out_(window) { begin_segment(); }
+  /// `length_model`: 1 writes what format version 2 files hold (tests and
+  /// benchmarks of the old format), kNewestLengthModel what the runtime
+  /// writes now.
+  Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel)
+      : sink_(sink), out_(window) {
+    model_.rank.length_model = length_model;
+    begin_segment();
+  }
 
   /// Compresses one event (function ID, 0 = exit; must be <= kMaxValue).
   /// The common case, an event that extends the current match, is inlined
@@ -602,7 +764,7 @@ class Encoder {
   // A match with no literal after it (cut at kMaxMatch or at a segment end).
   void code_cut_match() {
     EncodeBits bits{rc_};
-    code_length(bits, model_.rank.probs, token_ctx_, match_len_, slot_->last_len, slot_->same);
+    code_length(bits, model_.rank, token_ctx_, match_len_, *slot_);
     seg_events_ += match_len_;
     match_len_ = 0;
     model_.rank.len_ctx = 2;
@@ -611,7 +773,7 @@ class Encoder {
   void code_token_literal(std::uint32_t len, std::uint32_t v) {
     EncodeBits bits{rc_};
     RankModel& r = model_.rank;
-    code_length(bits, r.probs, token_ctx_, len, slot_->last_len, slot_->same);
+    code_length(bits, r, token_ctx_, len, *slot_);
     unsigned kind = 0;
     code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot_),
                  model_.after_exit(), v, kind);
@@ -668,6 +830,10 @@ class Encoder {
 /// and the offset from the start of the current feed.
 class Decoder {
  public:
+  /// The length model of the stream to decode (length_model_of() of its
+  /// file's format version); kept by reset(). Set before the first next().
+  void set_length_model(unsigned length_model) { model_.rank.length_model = length_model; }
+
   void feed(const std::uint8_t* data, std::size_t n) {
     in_ = data;
     in_end_ = data + n;
@@ -727,8 +893,7 @@ class Decoder {
       slot_ = &model_.candidates();
       const unsigned ctx =
           model_.rank.len_ctx * 2 + (slot_->events[0] == lz.at(lz.predicted_slot()));
-      const std::uint32_t len =
-          code_length(bits, model_.rank.probs, ctx, 0, slot_->last_len, slot_->same);
+      const std::uint32_t len = code_length(bits, model_.rank, ctx, 0, *slot_);
       if (rc_.overrun()) return fail_at_coder("match length cut short", n);
       if (len > seg_left_ || len > kMaxMatch) {
         return fail_at_coder("match longer than its segment", n);

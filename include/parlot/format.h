@@ -12,10 +12,11 @@
 namespace parlot::format {
 
 /// Version the runtime writes in thread trace and function table headers.
-/// Version 2 adds side-record blocks (kAuxBlockMagic) to thread files,
-/// nothing else. A reader accepts kOldestVersion..kVersion and refuses
-/// others with an error naming the file.
-inline constexpr std::uint16_t kVersion = 2;
+/// Version 2 adds side-record blocks (kAuxBlockMagic) to thread files;
+/// version 3 codes codec 2's match lengths with length model 2
+/// (codec_v2.h), nothing else. A reader accepts kOldestVersion..kVersion
+/// and refuses others with an error naming the file.
+inline constexpr std::uint16_t kVersion = 3;
 /// Oldest binary version readers still read (version 1: no side records).
 inline constexpr std::uint16_t kOldestVersion = 1;
 

@@ -322,6 +322,7 @@ std::span<const std::uint32_t> ThreadEventReader::next_batch() {
                                                       : ~std::uint64_t{0};
   if (!decoder_) {
     decoder_ = take_decoder(summary_.codec);
+    decoder_->set_format_version(summary_.version);
     // A short thread (many processes of few events) gets a short batch.
     batch_.resize(static_cast<std::size_t>(std::clamp<std::uint64_t>(limit, 1, kBatch)));
   }

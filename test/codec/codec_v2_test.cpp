@@ -24,8 +24,10 @@ using V2Encoder = v2::Encoder<VectorSink>;
 // does), pulling `batch` events at a time, at most `count` events.
 std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
                                          const std::vector<std::size_t>& blocks, std::size_t count,
-                                         std::size_t batch) {
+                                         std::size_t batch,
+                                         unsigned format_version = parlot::format::kVersion) {
   Decoder d(Codec::kLzRank);
+  d.set_format_version(format_version);
   std::vector<std::uint32_t> out;
   std::vector<std::uint32_t> buf(batch);
   std::size_t block = 0;
@@ -43,6 +45,20 @@ std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
   }
   EXPECT_TRUE(d.at_token_boundary());
   return out;
+}
+
+// `events` encoded with length model `length_model` through a
+// `window_bytes` window (blocks' sizes in `blocks`).
+std::vector<std::uint8_t> encode_with_model(const std::vector<std::uint32_t>& events,
+                                            unsigned length_model, std::size_t window_bytes,
+                                            std::vector<std::size_t>* blocks = nullptr) {
+  VectorSink sink(window_bytes);
+  V2Encoder enc(sink, sink.fresh(), length_model);
+  for (const auto v : events) enc.encode(v);
+  enc.finish();
+  sink.drain(enc.window());
+  if (blocks != nullptr) *blocks = sink.blocks;
+  return sink.bytes;
 }
 
 // Events of a simulated quicksort on random keys: recursion shape and the
@@ -319,21 +335,78 @@ TEST(CodecV2, ContextWalkMatchesTheReferenceWalk) {
   }
 }
 
-// The encoder's bytes are those of the first codec-2 encoder (format version
-// 2 as released): FNV-1a 64 of the output for two fixed streams, computed
-// with that encoder. A faster encoder or walk must not change one byte.
+std::uint64_t fnv_of(const std::vector<std::uint8_t>& bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+// Length model 1's bytes are those of the first codec-2 encoder (format
+// version 2 as released): FNV-1a 64 of the output for two fixed streams,
+// computed with that encoder. A faster encoder or walk must not change one
+// byte, and format version 2 files must still decode.
 TEST(CodecV2, BytesAreThoseOfTheReleasedEncoder) {
-  auto fnv = [](const std::vector<std::uint8_t>& bytes) {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-    return h;
-  };
-  const auto sorted = encode_with<V2Encoder>(quicksort_calls(3000, 5), 512);
+  const auto sorted = encode_with_model(quicksort_calls(3000, 5), 1, 512);
   EXPECT_EQ(sorted.size(), 9587u);
-  EXPECT_EQ(fnv(sorted), 0xc7180c8ebea5f423ull);
-  const auto random = encode_with<V2Encoder>(random_calls(100000, 300, 3), 512);
+  EXPECT_EQ(fnv_of(sorted), 0xc7180c8ebea5f423ull);
+  const auto random = encode_with_model(random_calls(100000, 300, 3), 1, 512);
   EXPECT_EQ(random.size(), 83246u);
-  EXPECT_EQ(fnv(random), 0xbe95e0b6d36fb5e5ull);
+  EXPECT_EQ(fnv_of(random), 0xbe95e0b6d36fb5e5ull);
+}
+
+// The same for length model 2, as format version 3 released it.
+TEST(CodecV2, BytesOfLengthModel2AreThoseOfFormatVersion3) {
+  const auto sorted = encode_with<V2Encoder>(quicksort_calls(3000, 5), 512);
+  EXPECT_EQ(sorted.size(), 8844u);
+  EXPECT_EQ(fnv_of(sorted), 0x4686bc3b006fad86ull);
+  const auto random = encode_with<V2Encoder>(random_calls(100000, 300, 3), 512);
+  EXPECT_EQ(random.size(), 83303u);
+  EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
+}
+
+// Each length model's stream decodes only with its own model: the decoder
+// follows the file's format version (2: model 1, 3: model 2).
+TEST(CodecV2, EachFormatVersionDecodesWithItsLengthModel) {
+  const auto v = quicksort_calls(50000, 8);
+  for (const unsigned model : {1u, 2u}) {
+    std::vector<std::size_t> blocks;
+    const auto bytes = encode_with_model(v, model, 4096, &blocks);
+    const unsigned version = model == 1 ? 2 : 3;
+    EXPECT_EQ(parlot::codec::v2::length_model_of(version), model);
+    EXPECT_TRUE(decode_blocks(bytes, blocks, v.size(), 1000, version) == v) << "model " << model;
+    // The other model reads other lengths: a different stream or an error.
+    Decoder wrong(Codec::kLzRank);
+    wrong.set_format_version(model == 1 ? 3 : 2);
+    std::vector<std::uint32_t> out(v.size());
+    std::size_t got = 0, off = 0;
+    for (const std::size_t b : blocks) {
+      wrong.feed(bytes.data() + off, b);
+      off += b;
+      while (got < out.size()) {
+        const std::size_t n = wrong.next(out.data() + got, out.size() - got);
+        got += n;
+        if (n == 0) break;
+      }
+      if (wrong.status() == Decoder::Status::kError) break;
+    }
+    out.resize(got);
+    EXPECT_FALSE(out == v) << "model " << model << " decoded by the other model";
+  }
+}
+
+// Length model 2 codes the lengths of data-dependent streams in fewer
+// bytes than model 1, and a periodic loop in no more.
+TEST(CodecV2, LengthModel2IsSmallerOnDataDependentStreams) {
+  const auto sorted = quicksort_calls(200000, 3);
+  const auto one = encode_with_model(sorted, 1, 1 << 18);
+  const auto two = encode_with_model(sorted, 2, 1 << 18);
+  EXPECT_LT(two.size() * 100, one.size() * 97) << "model 1 " << one.size() << ", 2 " << two.size();
+  std::vector<std::uint32_t> loop{1};
+  for (int i = 0; i < 1000000; ++i) {
+    for (const std::uint32_t x : {2u, 3u, 0u, 0u, 4u, 0u}) loop.push_back(x);
+  }
+  loop.push_back(0);
+  EXPECT_LE(encode_with_model(loop, 2, 4096).size(), encode_with_model(loop, 1, 4096).size());
 }
 
 // A decoder reset() mid-stream or at the end decodes the next stream as a

@@ -389,7 +389,7 @@ TEST_F(ExportConsumers, ClockSamplesGiveARealTimeAxis) {
     for (const auto& file : processes[0].thread_files) {
       ThreadEventReader reader(file);
       const auto& s = reader.summary();
-      EXPECT_EQ(s.version, 2);
+      EXPECT_EQ(s.version, format::kVersion);
       ASSERT_GE(s.clock_samples.size(), 2u);
       EXPECT_EQ(s.clock_samples.front().event_index, 0u);
       EXPECT_EQ(s.clock_samples.back().event_index, s.trailer->events);  // at the end

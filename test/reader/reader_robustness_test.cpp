@@ -809,7 +809,7 @@ TEST_F(ReaderBadFields, WrongMagic) {
 }
 
 TEST_F(ReaderBadFields, WrongVersion) {
-  for (const std::uint16_t v : {0, 3, 0xffff}) {
+  for (const std::uint16_t v : {0, format::kVersion + 1, 0xffff}) {
     auto b = bytes_;
     patch<std::uint16_t>(b, 8, v);
     expect_error(b, 8, "version " + std::to_string(v));
@@ -1117,9 +1117,9 @@ TEST_F(ReaderMetadataFiles, FunctionTableBadFields) {
   EXPECT_EQ(functions(b).error_offset, 0u);
   EXPECT_THAT(functions(b).what, HasSubstr("magic"));
   b = functions_;
-  patch<std::uint16_t>(b, 8, 3);
+  patch<std::uint16_t>(b, 8, format::kVersion + 1);
   EXPECT_EQ(functions(b).error_offset, 8u);
-  EXPECT_THAT(functions(b).what, HasSubstr("version 3"));
+  EXPECT_THAT(functions(b).what, HasSubstr("version " + std::to_string(format::kVersion + 1)));
   b = functions_;
   patch<std::uint64_t>(b, 16, peek<std::uint64_t>(b, 16) + 1);
   EXPECT_EQ(functions(b).kind, Kind::kFormatError);
