@@ -299,7 +299,7 @@ class Decoder {
   /// `lz`: true for Codec::kLzZe, false for Codec::kRawWords.
   explicit Decoder(bool lz) : lz_(lz) {}
   /// A decoder for `codec` (any format::Codec value; codec 2 allocates its
-  /// model, about 0.5 MiB).
+  /// model, about 1 MiB).
   explicit Decoder(format::Codec codec)
       : lz_(codec != format::Codec::kRawWords),
         v2_(codec == format::Codec::kLzRank ? std::make_unique<v2::Decoder>() : nullptr) {}

@@ -692,7 +692,7 @@ struct Model {
 /// `void drain(OutputWindow&)`, which must consume the bytes written so far
 /// and leave at least kMinWindowBytes free. Not
 /// thread-safe: one encoder per thread stream. Holds its model inline
-/// (about 0.5 MiB).
+/// (about 1 MiB).
 template <class Sink>
 class Encoder {
  public:
@@ -825,7 +825,7 @@ class Encoder {
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each
 /// data block's payload (zero or more whole segments) in order, then pull
-/// events with `next`. Memory is constant (the model, about 0.5 MiB). Never
+/// events with `next`. Memory is constant (the model, about 1 MiB). Never
 /// reads outside the fed bytes; malformed input gives kError with a message
 /// and the offset from the start of the current feed.
 class Decoder {

@@ -15,7 +15,7 @@ constexpr std::size_t kBatch = 1 << 16;
 
 /// The decoder of the last thread file this thread finished reading, kept
 /// for the next one (a reader thread goes through many files): reset()
-/// instead of allocating a codec-2 model (0.9 MiB) again.
+/// instead of allocating a codec-2 model (about 1 MiB) again.
 thread_local std::unique_ptr<codec::Decoder> t_spare_decoder;
 
 /// A decoder for `c`: this thread's spare, reset, when it reads `c`.
@@ -271,7 +271,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
                      return a.event_index < b.event_index;
                    });
   next_block_offset_ = h.header_bytes;
-  // The decoder (codec 2: a 0.5 MiB model) and the batch are made by the
+  // The decoder (codec 2: a 1 MiB model) and the batch are made by the
   // first next_batch(): opening a file for its summary costs neither.
 }
 
