@@ -523,6 +523,24 @@ struct DecodeBits {
   std::uint32_t direct(std::uint32_t /*v*/, unsigned n) { return rc.direct(n); }
 };
 
+/// Codes the `width - 1` bits of `len` below its top bit (width >= 1): a
+/// binary tree per width up to kLenTreeMax, bit by bit above; returns the
+/// length those bits and the top one make.
+template <class Bits>
+std::uint32_t code_low_bits(Bits& bits, Probabilities& p, unsigned width, std::uint32_t len) {
+  std::uint32_t v = 1;
+  if (width <= Probabilities::kLenTreeMax) {
+    for (unsigned i = width - 1; i-- != 0;) {
+      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
+    }
+    return v;
+  }
+  for (unsigned i = width - 1; i-- != 0;) {
+    v = v << 1 | bits.bit(p.len_mantissa[width - 1][i], len >> i & 1);
+  }
+  return v;
+}
+
 /// Codes the match length `len` (0 .. kMaxMatch) in context `ctx` as a
 /// zero flag, a unary bit width and the bits below the top one; returns it
 /// (decoded: possibly out of range on corrupt input, checked by the caller).
@@ -535,17 +553,7 @@ std::uint32_t code_length_plain(Bits& bits, Probabilities& p, unsigned ctx, std:
   while (width < Probabilities::kLenBits && bits.bit(p.len_width[ctx][width - 1], width < w) == 1) {
     ++width;
   }
-  std::uint32_t v = 1;
-  if (width <= Probabilities::kLenTreeMax) {
-    for (unsigned i = width - 1; i-- != 0;) {
-      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
-    }
-    return v;
-  }
-  for (unsigned i = width - 1; i-- != 0;) {
-    v = v << 1 | bits.bit(p.len_mantissa[width - 1][i], len >> i & 1);
-  }
-  return v;
+  return code_low_bits(bits, p, width, len);
 }
 
 /// Length model 2's code_length_plain: the zero flag and the width bits
@@ -568,24 +576,15 @@ std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, un
                                                        uses[width - 1], width < w) == 1) {
     ++width;
   }
-  std::uint32_t v = 1;
   if (width <= Probabilities::kLowTreeMax) {
     // Prefixes v of a width-w length are 1 .. 2^(w-1) - 1: nodes
     // 2^(w-1) .. 2^w - 2 of the context's array, one tree per width.
     Prob* tree = p.low_by_last[last_width][ctx] + (1u << (width - 1)) - 1;
+    std::uint32_t v = 1;
     for (unsigned i = width - 1; i-- != 0;) v = v << 1 | bits.bit(tree[v], len >> i & 1);
     return v;
   }
-  if (width <= Probabilities::kLenTreeMax) {
-    for (unsigned i = width - 1; i-- != 0;) {
-      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
-    }
-    return v;
-  }
-  for (unsigned i = width - 1; i-- != 0;) {
-    v = v << 1 | bits.bit(p.len_mantissa[width - 1][i], len >> i & 1);
-  }
-  return v;
+  return code_low_bits(bits, p, width, len);
 }
 
 /// Codes the match length `len` of a token whose decision point had the
