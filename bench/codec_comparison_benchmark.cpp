@@ -480,8 +480,8 @@ int main(int argc, char** argv) {
   codecs.push_back(
       std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank, "parlot2"));
   // Codec 2 as format version 2 wrote it (length model 1), for comparison.
-  codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(
-      parlot::format::Codec::kLzRank, "parlot2-v2", 2));
+  codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank,
+                                                                     "parlot2-v2", 2));
   codecs.push_back(std::make_unique<ZstdCodec>(1, kBlockBytes, "zstd1"));
   codecs.push_back(std::make_unique<ZstdCodec>(19, kBlockBytes, "zstd19"));
   codecs.push_back(std::make_unique<Lz4Codec>(false, kBlockBytes));
