@@ -97,11 +97,7 @@ std::string StackTree::to_text(const NameTable& names, bool ranked) const {
     Pending p = std::move(todo.back());
     todo.pop_back();
     const StackTree::Node& n = *p.node;
-    if (p.depth <= kMaxIndentDepth) {
-      out += fmt::format("{:{}}", "", 2 * p.depth);
-    } else {
-      out += fmt::format("{:{}}[depth {}] ", "", 2 * kMaxIndentDepth, p.depth);
-    }
+    append_indent(out, static_cast<std::uint32_t>(p.depth));
     out += fmt::format("{} [{} thread{}: {}]", p.name, n.threads.size(),
                        n.threads.size() == 1 ? "" : "s", n.threads.to_string(ranked));
     if (!n.ending.empty() && n.ending.size() != n.threads.size()) {

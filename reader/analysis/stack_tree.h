@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "event.h"
+#include "indent.h"
 #include "thread_set.h"
 
 namespace parlot::analysis {
@@ -52,7 +53,7 @@ class StackTree {
   /// Text lines are indented two spaces per depth up to this depth, and
   /// no further (deeper lines say their depth): the text stays linear in
   /// the number of nodes on a 10^6-deep stack.
-  static constexpr int kMaxIndentDepth = 256;
+  static constexpr int kMaxIndentDepth = static_cast<int>(analysis::kMaxIndentDepth);
 
   /// Adds `thread`'s stack (outermost first). An empty stack (the thread
   /// returned from everything) counts at the root only.

@@ -1,7 +1,6 @@
 // parlot-read trace: each thread's linear call trace, indented by depth like
 // `uftrace replay` (text), or one JSON object per event (jsonl). Under
 // mpirun the ranks split the processes and rank 0 prints them in order.
-#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -9,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/stack_tree.h"
+#include "analysis/indent.h"
 #include "commands.h"
 #include "export_trace.h"
 #include "function_names.h"
@@ -64,16 +63,8 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   auto call_text = [&](std::uint32_t id, const MpiCallArguments* mpi) {
     return mpi == nullptr ? names.display_name(id) : mpi_call_text(names.display_name(id), *mpi);
   };
-  // Two spaces per level up to analysis::StackTree::kMaxIndentDepth, then
-  // "[depth N] " after that many: the text of a thread 200,000 calls deep
-  // (a stack overflow) grows linearly with its events, not with their
-  // depth squared (as `stacks` prints it).
-  auto indent = [&](std::uint32_t depth) {
-    constexpr std::uint32_t kMax = analysis::StackTree::kMaxIndentDepth;
-    static const std::string spaces(2 * kMax, ' ');
-    out.buf().append(std::string_view(spaces).substr(0, 2 * std::min(depth, kMax)));
-    if (depth > kMax) fmt::format_to(std::back_inserter(out.buf()), "[depth {}] ", depth);
-  };
+  // As `stacks` indents (analysis/indent.h): linear text however deep.
+  auto indent = [&](std::uint32_t depth) { analysis::append_indent(out.buf(), depth); };
   walk_thread_indexed(
       reader, function_count,
       [&](const CallEvent& e, std::uint64_t index) {
