@@ -33,8 +33,6 @@ std::atomic<bool> g_round_on{false};
 // Round period (ns): PARLOT_FLUSH_MS / 2. Atomic: a flusher started before
 // main gets the period the process's configuration says at its first event.
 std::atomic<std::uint64_t> g_period_ns{0};
-// PARLOT_FLUSH_MS of the running flusher, for resume_idle_flusher().
-std::atomic<std::uint64_t> g_flush_ms{0};
 // The flusher's kernel thread id, published by the thread itself (0 until
 // it runs), and the futex word it sleeps on: pause_idle_flusher() sets it
 // to 1 and wakes the thread, which then ends.
@@ -115,14 +113,9 @@ void* flusher_main(void*) {
   return nullptr;
 }
 
-}  // namespace
-
-bool start_idle_flusher(std::uint64_t flush_ms) {
-  if (flush_ms == 0) return true;
-  std::uint64_t ns = flush_ms * 1000000u / 2;
-  if (ns < 1000000u) ns = 1000000u;
-  g_period_ns.store(ns, std::memory_order_relaxed);
-  g_flush_ms.store(flush_ms, std::memory_order_relaxed);
+// Starts the flusher thread with the period in g_period_ns, unless this
+// process has one.
+bool launch_flusher() {
   const pid_t self = getpid();
   pid_t running = g_flusher_pid.load();
   if (running == self || !g_flusher_pid.compare_exchange_strong(running, self)) return true;
@@ -146,6 +139,16 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
     g_flusher_pid.store(0);  // none runs: pause_idle_flusher() has none to wait for
   }
   return ok;
+}
+
+}  // namespace
+
+bool start_idle_flusher(std::uint64_t flush_ms) {
+  if (flush_ms == 0) return true;
+  std::uint64_t ns = flush_ms * 1000000u / 2;
+  if (ns < 1000000u) ns = 1000000u;
+  g_period_ns.store(ns, std::memory_order_relaxed);
+  return launch_flusher();
 }
 
 void enable_idle_flush_rounds() {
@@ -225,7 +228,7 @@ void resume_idle_flusher() {
   g_stop_flusher.store(0, std::memory_order_release);
   if (tracing_stopped()) return;
   IgnoreHooksOnThisThread quiet;  // pthread_create may call an instrumented malloc
-  start_idle_flusher(g_flush_ms.load(std::memory_order_relaxed));
+  launch_flusher();
 }
 
 bool hook_may_record_after_flush_round(ThreadTrace* t) {
