@@ -103,23 +103,35 @@ void unlink_trace(ThreadTrace* t) {
 // the directories below it are the ones make_dirs() created (0 = none).
 std::size_t g_created_below = 0;
 
-// mkdir -p for the trace directory (mode 0700 for what it creates).
-int make_dirs(const char* path) {
+// Calls `f` with each directory of absolute `path` that ends after byte
+// `from`, outermost first ("/a", "/a/b", ... for from 0); stops at the
+// first nonzero result and returns it (ENAMETOOLONG for a path of 1 KiB).
+template <class F>
+int for_each_directory(const char* path, std::size_t from, F f) {
   char buf[1024];
   const std::size_t n = std::strlen(path);
   if (n >= sizeof buf) return ENAMETOOLONG;
   std::memcpy(buf, path, n + 1);
-  for (std::size_t i = 1; i <= n; ++i) {
+  for (std::size_t i = from + 1; i <= n; ++i) {
     if (buf[i] != '/' && buf[i] != '\0') continue;
     const char saved = buf[i];
     buf[i] = '\0';
-    if (mkdir(buf, 0700) == 0) {
-      if (g_created_below == 0) g_created_below = std::strrchr(buf, '/') - buf;
-    } else if (errno != EEXIST) {
-      return errno;
-    }
+    if (const int err = f(buf); err != 0) return err;
     buf[i] = saved;
   }
+  return 0;
+}
+
+// mkdir -p for the trace directory (mode 0700 for what it creates).
+int make_dirs(const char* path) {
+  const int err = for_each_directory(path, 0, [](const char* dir) {
+    if (mkdir(dir, 0700) == 0) {
+      if (g_created_below == 0) g_created_below = std::strrchr(dir, '/') - dir;
+      return 0;
+    }
+    return errno == EEXIST ? 0 : errno;
+  });
+  if (err != 0) return err;
   struct stat st;
   if (stat(path, &st) != 0) return errno;
   return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
@@ -179,16 +191,10 @@ void give_trace_to(uid_t uid, gid_t gid) {
   // The trace directories this process created, outermost first (each
   // must let the new user through).
   if (g_created_below != 0) {
-    char buf[sizeof g_trace_dir];
-    std::memcpy(buf, g_trace_dir, sizeof buf);
-    const std::size_t n = std::strlen(buf);
-    for (std::size_t i = g_created_below + 1; i <= n; ++i) {
-      if (buf[i] != '/' && buf[i] != '\0') continue;
-      const char saved = buf[i];
-      buf[i] = '\0';
-      (void)!chown(buf, uid, gid);
-      buf[i] = saved;
-    }
+    for_each_directory(g_trace_dir, g_created_below, [&](const char* dir) {
+      (void)!chown(dir, uid, gid);
+      return 0;
+    });
   }
   const int dir = open(g_process_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return;
