@@ -364,6 +364,56 @@ TEST(CodecV2, BytesOfLengthModel2AreThoseOfFormatVersion3) {
   EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
 }
 
+// A loop of 3 nested calls (6 events) where every `gap`-th iteration
+// (gap drawn from [1, max_gap]) calls one of 5 other functions instead.
+std::vector<std::uint32_t> loop_with_detours(std::size_t iterations, std::uint32_t max_gap,
+                                             std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> ev;
+  std::size_t next_detour = 1 + rng() % max_gap;
+  for (std::size_t i = 0; i < iterations; ++i) {
+    const std::uint32_t leaf = i == next_detour ? 4 + rng() % 5 : 3;
+    if (i == next_detour) next_detour = i + 1 + rng() % max_gap;
+    for (const std::uint32_t v : {1u, 2u, leaf, 0u, 0u, 0u}) ev.push_back(v);
+  }
+  return ev;
+}
+
+// Length model 2's bytes on long matches, as format version 3 released
+// them (values from the encoder of commit a6cfd0c): matches of every length
+// up to thousands of events, time-driven flushes inside matches, and one
+// match cut at kMaxMatch. An encoder that moves the match path's work (the
+// LZ table's updates) elsewhere must keep them.
+TEST(CodecV2, BytesOfLongMatchesAreThoseOfFormatVersion3) {
+  const auto detours = loop_with_detours(400000, 600, 11);
+  VectorSink sink(4096);
+  {
+    V2Encoder enc(sink, sink.fresh());
+    for (std::size_t i = 0; i < detours.size(); ++i) {
+      enc.encode(detours[i]);
+      if (i % 100003 == 100002) enc.flush();  // the idle flusher, mid-match
+    }
+    enc.finish();
+    sink.drain(enc.window());
+  }
+  EXPECT_EQ(sink.bytes.size(), 3631u);
+  EXPECT_EQ(fnv_of(sink.bytes), 3060521766928790855ull);
+  EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, detours.size(), 4093) == detours);
+
+  // 17 M events of the plain loop: one match longer than kMaxMatch.
+  VectorSink long_sink(4096);
+  V2Encoder enc(long_sink, long_sink.fresh());
+  const std::uint64_t events = std::uint64_t{v2::kMaxMatch} + 300001;
+  for (std::uint64_t i = 0; i < events; ++i) {
+    static constexpr std::uint32_t kLoop[6] = {1, 2, 3, 0, 0, 0};
+    enc.encode(kLoop[i % 6]);
+  }
+  enc.finish();
+  long_sink.drain(enc.window());
+  EXPECT_EQ(long_sink.bytes.size(), 21u);
+  EXPECT_EQ(fnv_of(long_sink.bytes), 9379394714775903593ull);
+}
+
 // Each length model's stream decodes only with its own model: the decoder
 // follows the file's format version (2: model 1, 3: model 2).
 TEST(CodecV2, EachFormatVersionDecodesWithItsLengthModel) {
