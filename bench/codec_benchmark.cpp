@@ -105,6 +105,38 @@ void BM_Decode(benchmark::State& state) {
 }
 BENCHMARK(BM_Decode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// Resetting a codec-2 decoder between streams, as the reader's workers do
+// for every thread: after a stream of 0 events (the fixed part of the
+// reset) and after one of 30,000 events of a call loop (the part a
+// short stream used; time per iteration = one reset and one decode).
+void BM_DecoderReset(benchmark::State& state) {
+  const auto events = static_cast<std::size_t>(state.range(0));
+  std::vector<std::uint8_t> bytes;
+  std::size_t block = 0;
+  std::vector<std::uint32_t> out(65536);
+  if (events != 0) {
+    CollectSink sink;
+    parlot::codec::v2::Encoder<CollectSink> enc(sink, sink.fresh());
+    for (const auto v : loop_stream(events)) enc.encode(v);
+    enc.finish();
+    sink.drain(enc.window());
+    bytes = sink.out;
+    block = bytes.size();
+  }
+  parlot::codec::Decoder d(parlot::format::Codec::kLzRank);
+  for (auto _ : state) {
+    d.reset();
+    if (block != 0) {
+      d.feed(bytes.data(), block);
+      while (d.next(out.data(), out.size()) != 0) {
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetLabel(events == 0 ? "reset only" : "reset + decode of a 30,000-event loop");
+}
+BENCHMARK(BM_DecoderReset)->Arg(0)->Arg(30000)->Unit(benchmark::kMicrosecond);
+
 // A recorded thread trace through ThreadEventReader (file I/O included).
 void BM_ReadRecordedTrace(benchmark::State& state) {
   const char* path = std::getenv("PARLOT_BENCH_TRACE");

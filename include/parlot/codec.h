@@ -61,8 +61,13 @@ class LzModel {
 
   LzModel() { reset(); }
 
-  void reset() {
-    history_.fill(0);
+  void reset() { reset_after(history_.size()); }
+
+  /// reset() of a model that recorded `events` events since it was
+  /// constructed or last reset (the caller counts them): clears only the
+  /// history slots those events wrote, as the others still hold zero.
+  void reset_after(std::uint64_t events) {
+    std::fill_n(history_.begin(), events < history_.size() ? events : history_.size(), 0u);
     table_.fill(0);
     c1_ = c2_ = c3_ = 0;
     pos_ = 0;
@@ -314,8 +319,11 @@ class Decoder {
   /// Back to the state of a new decoder of the same codec (a new stream),
   /// keeping its memory (codec 2: the model, reset instead of allocated).
   void reset() {
-    if (v2_) v2_->reset();
-    model_.reset();
+    if (v2_) {
+      v2_->reset();  // codec 1's model is not used: not written
+    } else {
+      model_.reset();
+    }
     state_ = State::kLength;
     high_pending_ = false;
     high_ = 0;

@@ -100,7 +100,10 @@ struct Probabilities {
   Prob len_zero[kLenCtx];
   Prob len_width[kLenCtx][kLenBits];
   Prob len_mantissa[kLenBits][kLenBits];
-  Prob len_tree[kLenTreeMax + 1][1u << kLenTreeMax];
+  /// The trees of every width in one array: width w's node v (its prefix,
+  /// 1 .. 2^(w-1) - 1) is entry 2^(w-1) - 1 + v, so the widths' nodes
+  /// are disjoint (entry 0 and the last are unused).
+  Prob len_tree[1u << kLenTreeMax];
   Prob is_exit[2];
   Prob is_new[2];
   Prob new_width[32];
@@ -121,16 +124,18 @@ struct Probabilities {
   std::uint8_t zero_by_last_uses[2][kLastWidths];
   std::uint8_t width_by_slot_uses[2][kLastWidths][kSlotGroups][kLenBits];
 
+  /// Every probability to kProbInit, every use count to 0. The Prob arrays
+  /// above are contiguous (len_zero .. low_by_last); they are filled 4 at a
+  /// time (a reader resets the model per stream: ~185 KB).
   void reset() {
-    Prob* p = &len_zero[0];
-    Prob* e = &new_mantissa[31] + 1;
-    for (; p != e; ++p) *p = kProbInit;
-    std::fill(&zero_by_last[0][0], &zero_by_last[0][0] + sizeof zero_by_last / sizeof(Prob),
-              kProbInit);
-    std::fill(&width_by_slot[0][0][0][0],
-              &width_by_slot[0][0][0][0] + sizeof width_by_slot / sizeof(Prob), kProbInit);
-    std::fill(&low_by_last[0][0][0], &low_by_last[0][0][0] + sizeof low_by_last / sizeof(Prob),
-              kProbInit);
+    static_assert(offsetof(Probabilities, zero_by_last_uses) ==
+                  offsetof(Probabilities, low_by_last) + sizeof low_by_last);
+    auto* begin = reinterpret_cast<std::uint8_t*>(&len_zero[0]);
+    const auto* end = reinterpret_cast<std::uint8_t*>(&zero_by_last_uses[0][0]);
+    constexpr std::uint64_t kFour = std::uint64_t{kProbInit} * 0x0001000100010001ull;
+    std::uint8_t* q = begin;
+    for (; end - q >= 8; q += 8) std::memcpy(q, &kFour, 8);
+    for (; q != end; q += sizeof(Prob)) std::memcpy(q, &kProbInit, sizeof(Prob));
     std::memset(zero_by_last_uses, 0, sizeof zero_by_last_uses);
     std::memset(width_by_slot_uses, 0, sizeof width_by_slot_uses);
   }
@@ -148,9 +153,12 @@ struct RankModel {
     std::array<Prob, kCandidates> rank;
     std::uint32_t last_len;
     Prob same;
+    /// The reset() generation that last initialised it (see slot()).
+    std::uint16_t generation;
   };
   /// Initial probability (of "not the same length"): 7/8.
   static constexpr Prob kSameInit = 3584;
+  /// Read through slot() only.
   std::array<Slot, 1u << kCandidateBits> candidates;
   Probabilities probs;
   std::uint32_t max_id = 0;
@@ -160,16 +168,41 @@ struct RankModel {
   /// Length model (1 or 2, see length_model_of); kept by reset().
   unsigned length_model = kNewestLengthModel;
 
+ private:
+  std::uint16_t generation_ = 0;
+
+ public:
+  RankModel() {
+    for (auto& c : candidates) c.generation = 0;
+  }
+
+  /// Back to the initial model. The candidate table (512 KiB) is not
+  /// written: a slot of an older generation is initialised when slot()
+  /// first hands it out, so a reader that resets per stream writes only
+  /// the slots a short stream uses.
   void reset() {
-    for (auto& c : candidates) {
-      c.events.fill(0);
-      c.rank.fill(kProbInit);
-      c.last_len = 0;
-      c.same = kSameInit;
+    if (++generation_ == 0) {  // wrapped: no slot may look current
+      for (auto& c : candidates) c.generation = 0;
+      generation_ = 1;
     }
     probs.reset();
     max_id = 0;
     len_ctx = 0;
+  }
+
+  /// Candidate slot `i` (< 2^kCandidateBits), initialised (no candidates,
+  /// rank probabilities kProbInit, last length 0, kSameInit) if it was not
+  /// used since reset().
+  Slot& slot(std::uint32_t i) {
+    Slot& c = candidates[i];
+    if (c.generation != generation_) [[unlikely]] {
+      c.events.fill(0);
+      c.rank.fill(kProbInit);
+      c.last_len = 0;
+      c.same = kSameInit;
+      c.generation = generation_;
+    }
+    return c;
   }
 
   /// Hash of the structural context (caller, previous sibling) found by
@@ -530,9 +563,8 @@ template <class Bits>
 std::uint32_t code_low_bits(Bits& bits, Probabilities& p, unsigned width, std::uint32_t len) {
   std::uint32_t v = 1;
   if (width <= Probabilities::kLenTreeMax) {
-    for (unsigned i = width - 1; i-- != 0;) {
-      v = v << 1 | bits.bit(p.len_tree[width][v], len >> i & 1);
-    }
+    Prob* tree = p.len_tree + (1u << (width - 1)) - 1;
+    for (unsigned i = width - 1; i-- != 0;) v = v << 1 | bits.bit(tree[v], len >> i & 1);
     return v;
   }
   for (unsigned i = width - 1; i-- != 0;) {
@@ -683,7 +715,7 @@ struct Model {
 
   /// Event at the LZ prediction `slot`, the candidate list of the current
   /// structural context, and whether the last event was an exit.
-  RankModel::Slot& candidates() { return rank.candidates[RankModel::context_slot(lz)]; }
+  RankModel::Slot& candidates() { return rank.slot(RankModel::context_slot(lz)); }
   unsigned after_exit() const { return lz.position() != 0 && lz.at(lz.position() - 1) == 0; }
 };
 
@@ -839,7 +871,44 @@ class Decoder {
     in_begin_ = data;
   }
 
+  /// Decodes up to `cap` events into `out`; returns how many. Fewer than
+  /// `cap` when the fed bytes are used up (status() kNeedInput) or on
+  /// malformed input (kError).
   std::size_t next(std::uint32_t* out, std::size_t cap) {
+    const std::size_t n = next_events(out, cap);
+    events_ += n;
+    return n;
+  }
+
+  /// Back to the state of a new decoder (a new stream), keeping the
+  /// model's memory: cheaper than another Decoder (no allocation, no page
+  /// faults, and only the parts of the model this stream used are
+  /// cleared), for a reader going through many threads.
+  void reset() {
+    model_.lz.reset_after(events_);
+    events_ = 0;
+    model_.rank.reset();
+    rc_ = RangeDecoder{};
+    slot_ = nullptr;
+    seg_left_ = 0;
+    match_left_ = 0;
+    match_slot_ = 0;
+    last_len_ = 0;
+    literal_pending_ = false;
+    in_ = in_end_ = in_begin_ = nullptr;
+    status_ = DecodeStatus::kOk;
+    error_ = "";
+    error_offset_ = 0;
+  }
+
+  DecodeStatus status() const { return status_; }
+  const char* error() const { return error_; }
+  std::size_t error_offset() const { return error_offset_; }
+  /// True when nothing is half-decoded (between segments).
+  bool at_token_boundary() const { return seg_left_ == 0 && match_left_ == 0 && !literal_pending_; }
+
+ private:
+  std::size_t next_events(std::uint32_t* out, std::size_t cap) {
     status_ = DecodeStatus::kOk;
     std::size_t n = 0;
     LzModel& lz = model_.lz;
@@ -910,32 +979,6 @@ class Decoder {
     return n;
   }
 
-  /// Back to the state of a new decoder (a new stream), keeping the
-  /// model's memory: cheaper than another Decoder (no allocation, no page
-  /// faults), for a reader going through many threads.
-  void reset() {
-    model_.lz.reset();
-    model_.rank.reset();
-    rc_ = RangeDecoder{};
-    slot_ = nullptr;
-    seg_left_ = 0;
-    match_left_ = 0;
-    match_slot_ = 0;
-    last_len_ = 0;
-    literal_pending_ = false;
-    in_ = in_end_ = in_begin_ = nullptr;
-    status_ = DecodeStatus::kOk;
-    error_ = "";
-    error_offset_ = 0;
-  }
-
-  DecodeStatus status() const { return status_; }
-  const char* error() const { return error_; }
-  std::size_t error_offset() const { return error_offset_; }
-  /// True when nothing is half-decoded (between segments).
-  bool at_token_boundary() const { return seg_left_ == 0 && match_left_ == 0 && !literal_pending_; }
-
- private:
   void end_segment() { in_ = rc_.in(); }
 
   std::size_t fail_at_coder(const char* what, std::size_t n) {
@@ -949,6 +992,7 @@ class Decoder {
   }
 
   Model model_;
+  std::uint64_t events_ = 0;  // decoded since construction or reset()
   RangeDecoder rc_;
   RankModel::Slot* slot_ = nullptr;  // structural context of the decision point
   std::uint64_t seg_left_ = 0;

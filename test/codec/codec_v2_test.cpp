@@ -414,6 +414,56 @@ TEST(CodecV2, BytesOfLongMatchesAreThoseOfFormatVersion3) {
   EXPECT_EQ(fnv_of(long_sink.bytes), 9379394714775903593ull);
 }
 
+// Decodes a stream block by block with decoder `d` (not reset here).
+std::vector<std::uint32_t> decode_with(Decoder& d, const std::vector<std::uint8_t>& bytes,
+                                       const std::vector<std::size_t>& blocks) {
+  std::vector<std::uint32_t> out;
+  std::vector<std::uint32_t> buf(4096);
+  std::size_t off = 0;
+  for (const std::size_t b : blocks) {
+    d.feed(bytes.data() + off, b);
+    off += b;
+    for (;;) {
+      const std::size_t n = d.next(buf.data(), buf.size());
+      out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+      if (d.status() == Decoder::Status::kError) return out;
+      if (n == 0) break;
+    }
+  }
+  return out;
+}
+
+// The reader keeps one decoder per worker and resets it per stream; the
+// reset clears only what the last stream used (its history slots, its
+// candidate slots by generation). Each stream must decode as with a new
+// decoder: after a long stream (every history slot written), after a short
+// one, and after the candidate slots' generation counter wrapped.
+TEST(CodecV2, ADecoderResetBetweenStreamsDecodesAsANewOne) {
+  struct Stream {
+    std::vector<std::uint32_t> events;
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::size_t> blocks;
+  };
+  std::vector<Stream> streams(3);
+  streams[0].events = random_calls(200000, 300, 1);  // > 64 K events: the history wraps
+  streams[1].events = quicksort_calls(2000, 3);
+  streams[2].events = random_calls(5000, 40, 2);
+  for (auto& st : streams) st.bytes = encode_with<V2Encoder>(st.events, 4096, &st.blocks);
+
+  Decoder d(Codec::kLzRank);
+  for (const std::size_t i : {0u, 1u, 2u, 0u, 2u, 1u, 1u}) {
+    d.reset();
+    EXPECT_TRUE(decode_with(d, streams[i].bytes, streams[i].blocks) == streams[i].events)
+        << "stream " << i;
+  }
+  // 65,536 resets bring the 16-bit generation back to the value it had
+  // while stream 1 was decoded.
+  d.reset();
+  ASSERT_TRUE(decode_with(d, streams[1].bytes, streams[1].blocks) == streams[1].events);
+  for (unsigned r = 0; r < 65536; ++r) d.reset();
+  EXPECT_TRUE(decode_with(d, streams[1].bytes, streams[1].blocks) == streams[1].events);
+}
+
 // Each length model's stream decodes only with its own model: the decoder
 // follows the file's format version (2: model 1, 3: model 2).
 TEST(CodecV2, EachFormatVersionDecodesWithItsLengthModel) {
