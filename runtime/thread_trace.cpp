@@ -73,7 +73,10 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
     if (frames != nullptr) munmap(frames, frames_bytes);
     return nullptr;
   }
-  auto* t = new (mem) ThreadTrace();
+  // Default-initialised, not value-initialised: "ThreadTrace()" would zero
+  // the whole object first (the encoder's ~1 MiB), touching every page of
+  // the fresh mapping, which holds zero bytes already.
+  auto* t = new (mem) ThreadTrace;
   t->map_bytes_ = map_bytes;
   t->block_ = static_cast<std::uint8_t*>(mem) + object;
   t->block_bytes_ = block;
@@ -92,7 +95,7 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   t->clock_events_ = clock_events;
   t->countdown_period_ =
       clock_events != 0 && clock_events < kFlushCheckEvents ? clock_events : kFlushCheckEvents;
-  t->reset_stream();
+  t->reset_stream(true);  // in the fresh mapping: zero bytes
   error = t->open_file(dir, thread_index);
   if (error != 0) {
     destroy(t);
@@ -111,7 +114,7 @@ void ThreadTrace::destroy(ThreadTrace* t) {
   munmap(t, map_bytes);
 }
 
-void ThreadTrace::reset_stream() {
+void ThreadTrace::reset_stream(bool zeroed_storage) {
   // The encoders are trivially destructible: a new one replaces the old.
   static_assert(std::is_trivially_destructible_v<LzEncoder> &&
                 std::is_trivially_destructible_v<RawEncoder> &&
@@ -125,7 +128,11 @@ void ThreadTrace::reset_stream() {
       new (encoder_) LzEncoder(*this, w);
       break;
     case format::Codec::kLzRank:
-      new (encoder_) RankEncoder(*this, w);
+      if (zeroed_storage) {
+        new (encoder_) RankEncoder(*this, w, codec::ZeroedStorage{});
+      } else {
+        new (encoder_) RankEncoder(*this, w);
+      }
       break;
   }
   events_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
@@ -405,7 +412,7 @@ int ThreadTrace::finish() {
 
 int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids) {
   finished_ = true;
-  reset_stream();
+  reset_stream(false);
   const int err = open_file(dir, thread_index);
   if (err != 0) return err;
   // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted

@@ -247,7 +247,10 @@ class ThreadTrace {
   // Appends `n` bytes to the file; on failure records the error and cuts
   // the file back to its last complete block.
   int append(const void* data, std::size_t n);
-  void reset_stream();
+  // A new encoder and counters for a new stream. `zeroed_storage`: the
+  // encoder's storage still holds only zero bytes (the fresh mapping of
+  // create()), so codec 2 need not write most of its model.
+  void reset_stream(bool zeroed_storage);
   // Writes the complete part of the buffer when the flush interval passed.
   void flush_if_due(std::uint64_t now_ns);
   // Writes what the encoder has produced so far as a block (codec 2 ends

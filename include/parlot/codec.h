@@ -55,11 +55,19 @@ constexpr std::size_t raw_bytes_of(std::uint32_t value) {
 }
 
 /// Prediction state mirrored exactly by encoder and decoder (paper §3.3).
+/// Tag of the constructors that take storage of all zero bytes (see
+/// LzModel(ZeroedStorage), v2::Encoder).
+struct ZeroedStorage {};
+
 class LzModel {
  public:
   static constexpr std::uint32_t kHistoryMask = (1u << kHistoryBits) - 1;
 
   LzModel() { reset(); }
+  /// For storage known to be all zero bytes (a fresh anonymous mapping):
+  /// the history and the table keep those bytes (their initial state)
+  /// instead of being written, so their pages are touched only when used.
+  explicit LzModel(ZeroedStorage) { reset_after(0); }
 
   void reset() { reset_after(history_.size()); }
 

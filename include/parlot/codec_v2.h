@@ -175,6 +175,9 @@ struct RankModel {
   RankModel() {
     for (auto& c : candidates) c.generation = 0;
   }
+  /// For storage of all zero bytes: every slot is of generation 0 already,
+  /// so the candidate table's pages are touched only when used.
+  explicit RankModel(ZeroedStorage) {}
 
   /// Back to the initial model. The candidate table (512 KiB) is not
   /// written: a slot of an older generation is initialised when slot()
@@ -712,6 +715,10 @@ struct Model {
   RankModel rank;
 
   Model() { rank.reset(); }
+  /// In storage of all zero bytes (see LzModel(ZeroedStorage)): writes the
+  /// probabilities and the LZ table (about 190 KB), not the history and
+  /// the candidate slots (about 770 KB) until the stream uses them.
+  explicit Model(ZeroedStorage z) : lz(z), rank(z) { rank.reset(); }
 
   /// Event at the LZ prediction `slot`, the candidate list of the current
   /// structural context, and whether the last event was an exit.
@@ -732,6 +739,15 @@ class Encoder {
   /// writes now.
   Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel)
       : sink_(sink), out_(window) {
+    model_.rank.length_model = length_model;
+    begin_segment();
+  }
+  /// The same, constructed in storage of all zero bytes (a fresh anonymous
+  /// mapping, as the runtime's thread traces): most of the model's pages
+  /// (Model(ZeroedStorage)) are then touched only as the stream uses them.
+  Encoder(Sink& sink, OutputWindow window, ZeroedStorage z,
+          unsigned length_model = kNewestLengthModel)
+      : sink_(sink), out_(window), model_(z) {
     model_.rank.length_model = length_model;
     begin_segment();
   }
