@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "errno_keeper.h"
 #include "hook_state.h"
 #include "idle_flusher.h"
 #include "libcall_patcher.h"
@@ -148,8 +149,11 @@ namespace {
 [[gnu::noinline, gnu::cold]] void enter_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
                                                        std::uintptr_t call_site, std::uintptr_t sp,
                                                        std::uint32_t seen) {
-  if (parlot::runtime::hook_may_record_after_flush_round(t))
-    record_entry(t, f, call_site, sp, seen);
+  {
+    const parlot::runtime::ErrnoKeeper keep_errno;  // the round's futex wait
+    if (parlot::runtime::hook_may_record_after_flush_round(t))
+      record_entry(t, f, call_site, sp, seen);
+  }
   end_hook(t);
 }
 
@@ -162,13 +166,19 @@ namespace {
 [[gnu::noinline]] void enter_first_sight_or_resync(ThreadTrace* t, std::uintptr_t f,
                                                    std::uintptr_t call_site, std::uintptr_t sp,
                                                    std::uint32_t seen) {
-  record_entry(t, f, call_site, sp, seen);
+  {
+    const parlot::runtime::ErrnoKeeper keep_errno;  // first sight: load map, names
+    record_entry(t, f, call_site, sp, seen);
+  }
   end_hook(t);
 }
 
 [[gnu::noinline, gnu::cold]] void exit_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
                                                       std::uintptr_t sp, bool at_cfa) {
-  if (parlot::runtime::hook_may_record_after_flush_round(t)) record_exit(t, f, sp, at_cfa);
+  {
+    const parlot::runtime::ErrnoKeeper keep_errno;
+    if (parlot::runtime::hook_may_record_after_flush_round(t)) record_exit(t, f, sp, at_cfa);
+  }
   end_hook(t);
 }
 
@@ -197,6 +207,7 @@ namespace {
 // its trace), then records. Out of line: once per thread.
 [[gnu::noinline, gnu::cold]] void enter_on_new_thread(std::uintptr_t f, std::uintptr_t call_site,
                                                       std::uintptr_t sp) {
+  const parlot::runtime::ErrnoKeeper keep_errno;  // files, maps, a fork child's directory
   ThreadTrace* t = attach_current_thread();
   if (t != nullptr) enter_hook(t, f, call_site, sp);
 }
@@ -264,6 +275,7 @@ namespace {
 [[gnu::always_inline]] inline void record_libcall_entry(std::uintptr_t f, std::uintptr_t slot) {
   ThreadTrace* t = tls_thread_trace;
   if (t == nullptr) [[unlikely]] {
+    const parlot::runtime::ErrnoKeeper keep_errno;
     t = attach_current_thread();
     if (t == nullptr) return;
   }
@@ -279,9 +291,12 @@ namespace {
     return;
   }
   if (!raise_busy(t)) return;
-  if (hooks_off() && !parlot::runtime::hook_may_record_after_flush_round(t)) [[unlikely]] {
-    end_hook(t);
-    return;
+  if (hooks_off()) [[unlikely]] {
+    const parlot::runtime::ErrnoKeeper keep_errno;
+    if (!parlot::runtime::hook_may_record_after_flush_round(t)) {
+      end_hook(t);
+      return;
+    }
   }
   if (const std::uint32_t id = id_to_record(t, f, seen); id != 0) {
     auto* return_address = reinterpret_cast<std::uintptr_t*>(slot);
@@ -300,8 +315,13 @@ namespace {
 // return reached the thunk, or an exception or cancellation unwound it.
 void record_libcall_exit(ThreadTrace* t, std::uintptr_t slot) {
   if (t == nullptr || !raise_busy(t)) return;
-  if (!hooks_off() || parlot::runtime::hook_may_record_after_flush_round(t))
+  if (!hooks_off()) {
     t->on_libcall_exit(slot);
+  } else {
+    // The call's own errno is what the program reads next.
+    const parlot::runtime::ErrnoKeeper keep_errno;
+    if (parlot::runtime::hook_may_record_after_flush_round(t)) t->on_libcall_exit(slot);
+  }
   end_hook(t);
 }
 
@@ -328,8 +348,10 @@ extern "C" {
   // A trace to attach to: the child of a fork() made by this very call
   // resumes the parent's trace here.
   ThreadTrace* t = tls_thread_trace;
-  if (t == nullptr) [[unlikely]]
+  if (t == nullptr) [[unlikely]] {
+    const parlot::runtime::ErrnoKeeper keep_errno;  // the call's own errno
     t = attach_current_thread();
+  }
   record_libcall_exit(t, slot);
   return return_address;
 }

@@ -17,6 +17,7 @@
 #include <new>
 #include <type_traits>
 
+#include "errno_keeper.h"
 #include "process_trace.h"
 #include "raw_io.h"
 
@@ -333,12 +334,14 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
 }
 
 int ThreadTrace::append(const void* data, std::size_t n) {
+  const ErrnoKeeper keep_errno;  // called inside hooks (block and side-record writes)
   write_error_ = append_trace_file(path_, file_id_, data, n, file_bytes_);
   if (write_error_ == 0) file_bytes_ += n;
   return write_error_;
 }
 
 void ThreadTrace::drain(codec::OutputWindow& w) {
+  const ErrnoKeeper keep_errno;  // the block, the failure report, the metadata
   std::uint8_t* payload = block_ + kHeader;
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
