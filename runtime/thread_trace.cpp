@@ -115,12 +115,30 @@ void ThreadTrace::destroy(ThreadTrace* t) {
   munmap(t, map_bytes);
 }
 
+bool ThreadTrace::zero_encoder_storage() {
+  // The whole pages inside encoder_ are dropped (a private anonymous
+  // mapping reads zero afterwards, and a fork child's copy-on-write pages are
+  // not copied first); the bytes before and after them are cleared.
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto lo = reinterpret_cast<std::uintptr_t>(encoder_);
+  const std::uintptr_t hi = lo + kEncoderBytes;
+  const std::uintptr_t first = (lo + page - 1) & ~(page - 1);
+  const std::uintptr_t last = hi & ~(page - 1);
+  if (last <= first || madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) != 0) {
+    return false;
+  }
+  std::memset(encoder_, 0, first - lo);
+  std::memset(reinterpret_cast<void*>(last), 0, hi - last);
+  return true;
+}
+
 void ThreadTrace::reset_stream(bool zeroed_storage) {
   // The encoders are trivially destructible: a new one replaces the old.
   static_assert(std::is_trivially_destructible_v<LzEncoder> &&
                 std::is_trivially_destructible_v<RawEncoder> &&
                 std::is_trivially_destructible_v<RankEncoder>);
   const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
+  if (!zeroed_storage && codec_ == format::Codec::kLzRank) zeroed_storage = zero_encoder_storage();
   switch (codec_) {
     case format::Codec::kRawWords:
       new (encoder_) RawEncoder(*this, w);

@@ -251,6 +251,10 @@ class ThreadTrace {
   // encoder's storage still holds only zero bytes (the fresh mapping of
   // create()), so codec 2 need not write most of its model.
   void reset_stream(bool zeroed_storage);
+  // Makes the encoder's storage all zero bytes cheaply (its whole pages
+  // dropped with madvise): for a fork child's new stream. False if it could
+  // not (the caller then builds the encoder in full).
+  bool zero_encoder_storage();
   // Writes the complete part of the buffer when the flush interval passed.
   void flush_if_due(std::uint64_t now_ns);
   // Writes what the encoder has produced so far as a block (codec 2 ends
