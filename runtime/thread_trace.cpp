@@ -138,7 +138,6 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
                 std::is_trivially_destructible_v<RawEncoder> &&
                 std::is_trivially_destructible_v<RankEncoder>);
   const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
-  if (!zeroed_storage && codec_ == format::Codec::kLzRank) zeroed_storage = zero_encoder_storage();
   switch (codec_) {
     case format::Codec::kRawWords:
       new (encoder_) RawEncoder(*this, w);
@@ -323,6 +322,7 @@ void ThreadTrace::write_side_block() {
   if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
   format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(payload), sequence_++};
   std::memcpy(side_, &h, sizeof h);
+  const ErrnoKeeper keep_errno;  // inside hooks: clock samples, MPI calls
   if (append(side_, sizeof h + payload) != 0) report_thread_failure(*this);
 }
 
@@ -352,7 +352,6 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
 }
 
 int ThreadTrace::append(const void* data, std::size_t n) {
-  const ErrnoKeeper keep_errno;  // called inside hooks (block and side-record writes)
   write_error_ = append_trace_file(path_, file_id_, data, n, file_bytes_);
   if (write_error_ == 0) file_bytes_ += n;
   return write_error_;
@@ -433,7 +432,7 @@ int ThreadTrace::finish() {
 
 int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids) {
   finished_ = true;
-  reset_stream(false);
+  reset_stream(zero_encoder_storage());
   const int err = open_file(dir, thread_index);
   if (err != 0) return err;
   // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted

@@ -248,8 +248,8 @@ class ThreadTrace {
   // the file back to its last complete block.
   int append(const void* data, std::size_t n);
   // A new encoder and counters for a new stream. `zeroed_storage`: the
-  // encoder's storage still holds only zero bytes (the fresh mapping of
-  // create()), so codec 2 need not write most of its model.
+  // encoder's storage holds only zero bytes (the fresh mapping of create(),
+  // or zero_encoder_storage()), so codec 2 need not write most of its model.
   void reset_stream(bool zeroed_storage);
   // Makes the encoder's storage all zero bytes cheaply (its whole pages
   // dropped with madvise): for a fork child's new stream. False if it could

@@ -54,11 +54,11 @@ constexpr std::size_t raw_bytes_of(std::uint32_t value) {
   return value < 0x8000 ? 2 : 4;
 }
 
-/// Prediction state mirrored exactly by encoder and decoder (paper §3.3).
 /// Tag of the constructors that take storage of all zero bytes (see
 /// LzModel(ZeroedStorage), v2::Encoder).
 struct ZeroedStorage {};
 
+/// Prediction state mirrored exactly by encoder and decoder (paper §3.3).
 class LzModel {
  public:
   static constexpr std::uint32_t kHistoryMask = (1u << kHistoryBits) - 1;

@@ -168,10 +168,6 @@ struct RankModel {
   /// Length model (1 or 2, see length_model_of); kept by reset().
   unsigned length_model = kNewestLengthModel;
 
- private:
-  std::uint16_t generation_ = 0;
-
- public:
   RankModel() {
     for (auto& c : candidates) c.generation = 0;
   }
@@ -338,6 +334,9 @@ struct RankModel {
     }
     return table;
   }();
+
+ private:
+  std::uint16_t generation_ = 0;  // of the last reset(), see slot()
 };
 
 /// Adaptive binary range encoder (LZMA's scheme), writing into a raw byte
