@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "indent.h"
 #include "parlot/mark_cursor.h"
 #include "stack_tree.h"
 
@@ -12,8 +13,9 @@ namespace parlot::analysis {
 namespace {
 
 std::string event_text(const Event& e, const NameTable& names) {
-  return fmt::format("{:{}}{} {}", "", 2 * e.depth, e.enter ? "enter" : "exit ",
-                     names.name(e.function));
+  std::string out;
+  append_indent(out, e.depth);
+  return out + (e.enter ? "enter " : "exit  ") + names.name(e.function);
 }
 
 /// Lines of a context event: its marks (at the depth inside which they
@@ -22,7 +24,9 @@ std::string context_text(const ContextEvent& e, const NameTable& names, const ch
   std::string out;
   const std::uint32_t depth = e.enter ? e.depth : e.depth + 1;
   for (const auto& label : e.marks_before) {
-    out += fmt::format("{}{:{}}@ mark {}\n", prefix, "", 2 * depth, label);
+    out += prefix;
+    append_indent(out, depth);
+    out += "@ mark " + label + "\n";
   }
   return out + prefix + event_text(e, names) + "\n";
 }
@@ -133,7 +137,14 @@ std::string describe_divergence(const Divergence& d, const NameTable& names,
                                 d.position, left_label, d.left_events, right_label, d.right_events);
   out += "  call stack there:";
   if (d.stack.empty()) out += " (none)";
-  for (const FunctionKey f : d.stack) out += " " + names.name(f);
+  for (std::size_t i = 0; i < d.stack.size();) {
+    // A function's consecutive frames (a recursion) as "f x N".
+    std::size_t j = i + 1;
+    while (j < d.stack.size() && d.stack[j] == d.stack[i]) ++j;
+    out += " " + names.name(d.stack[i]);
+    if (j - i > 1) out += fmt::format(" x {}", j - i);
+    i = j;
+  }
   out += "\n  common context before it:\n";
   for (const ContextEvent& e : d.before) out += context_text(e, names, "    ");
   auto side = [&](const std::string& label, const std::vector<ContextEvent>& events,

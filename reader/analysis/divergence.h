@@ -39,7 +39,9 @@ struct Divergence {
 Divergence first_divergence(EventSource& left, EventSource& right, std::size_t context);
 
 /// Text of `d`: "identical (N events)" or the position, stack, context
-/// and the calls-per-function deltas; names through `names`.
+/// and the calls-per-function deltas; names through `names`. Consecutive
+/// frames of one function in the stack are written "f x N"; context lines
+/// are indented as analysis/indent.h says (linear in the depth).
 std::string describe_divergence(const Divergence& d, const NameTable& names,
                                 const std::string& left_label, const std::string& right_label);
 

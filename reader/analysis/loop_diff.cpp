@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+
+#include "indent.h"
 
 namespace parlot::analysis {
 namespace {
@@ -16,8 +19,8 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 /// Per call and body ID of one summary: a hash of its exact content
 /// (counts included), a hash of its shape (counts left out) and the events
-/// it stands for; comparable across summaries. Memoised recursion over the
-/// (acyclic) ID graph.
+/// it stands for; comparable across summaries. Computed on first use, once per ID, in
+/// post-order over the (acyclic) ID graph.
 class SummaryHashes {
  public:
   explicit SummaryHashes(const LoopSummary& s)
@@ -45,34 +48,47 @@ class SummaryHashes {
   }
 
   const Info& call(std::uint32_t id) {
-    if (!call_done_[id]) {
-      const LoopSummary::Call& c = s_.calls()[id];
-      const Info b = list(c.body);
-      call_[id] = {mix(mix(c.function, c.open ? 1 : 2), b.exact),
-                   mix(mix(c.function, c.open ? 1 : 2), b.shape), b.events + (c.open ? 1 : 2)};
-      call_done_[id] = true;
-    }
+    compute(Item{false, id, 1});
     return call_[id];
   }
   const Info& body(std::uint32_t id) {
-    if (!body_done_[id]) {
-      body_[id] = list(s_.bodies()[id]);
-      body_done_[id] = true;
-    }
+    compute(Item{true, id, 2});
     return body_[id];
   }
 
  private:
-  Info list(const std::vector<Item>& items) {
+  /// Infos of `root` and everything below it not computed yet, post-order
+  /// (LoopSummary::post_order: no native recursion, nesting as deep as the
+  /// trace's call stack).
+  void compute(const Item& root) {
+    s_.post_order(
+        root, [&](const Item& i) { return i.loop ? body_done_[i.id] : call_done_[i.id]; },
+        [&](const Item& owner) {
+          if (owner.loop) {
+            body_[owner.id] = list(s_.bodies()[owner.id]);
+            body_done_[owner.id] = true;
+            return;
+          }
+          const LoopSummary::Call& c = s_.calls()[owner.id];
+          const Info b = list(c.body);
+          call_[owner.id] = {mix(mix(c.function, c.open ? 1 : 2), b.exact),
+                             mix(mix(c.function, c.open ? 1 : 2), b.shape),
+                             b.events + (c.open ? 1 : 2)};
+          call_done_[owner.id] = true;
+        });
+  }
+
+  /// The info of a list whose items' infos are all computed.
+  Info list(const std::vector<Item>& items) const {
     Info r{0x51ed27, 0x51ed27, 0};
     for (const Item& i : items) {
       if (i.loop) {
-        const Info& b = body(i.id);
+        const Info& b = body_[i.id];
         r.exact = mix(r.exact, mix(mix(2, b.exact), i.count));
         r.shape = mix(r.shape, mix(2, b.shape));
         r.events += i.count * b.events;
       } else {
-        const Info& c = call(i.id);
+        const Info& c = call_[i.id];
         r.exact = mix(r.exact, mix(1, c.exact));
         r.shape = mix(r.shape, mix(1, c.shape));
         r.events += c.events;
@@ -92,6 +108,54 @@ class Differ {
          const LoopDiffOptions& o)
       : left_(left), right_(right), lh_(left), rh_(right), names_(names), o_(o) {}
 
+  /// Diffs the two top lists and, where aligned items differ, the lists
+  /// inside them. Each level's output is a list of steps (a line, or two
+  /// lists to diff in its place), expanded in order from an explicit stack:
+  /// no native recursion, as the nesting can be as deep as the trace's call
+  /// stack.
+  void diff(const std::vector<Item>& a, const std::vector<Item>& b) {
+    struct Level {
+      std::vector<Step> steps;
+      std::size_t next = 0;
+    };
+    std::vector<Level> todo(1);
+    todo[0].steps.push_back({' ', 0, {}, &a, &b});
+    while (!todo.empty()) {
+      Level& level = todo.back();
+      if (level.next == level.steps.size()) {
+        todo.pop_back();
+        continue;
+      }
+      Step step = std::move(level.steps[level.next++]);
+      if (step.a == nullptr) {
+        lines_.push_back({step.side, step.depth, std::move(step.text)});
+        continue;
+      }
+      Level sub;
+      steps_ = &sub.steps;
+      diff_lists(*step.a, *step.b, step.depth);
+      todo.push_back(std::move(sub));
+    }
+  }
+
+  /// The lines; none when nothing differed.
+  std::vector<LoopDiffLine> take() {
+    if (changes_ == 0) lines_.clear();
+    return std::move(lines_);
+  }
+
+ private:
+  /// One step of a level's output: a line, or (when `a` is set) the lists
+  /// `a` and `b` to diff at `depth`, whose lines go in its place.
+  struct Step {
+    char side;
+    std::uint32_t depth;
+    std::string text;
+    const std::vector<Item>* a = nullptr;
+    const std::vector<Item>* b = nullptr;
+  };
+
+  // Writes the steps of diffing `a` against `b` to *steps_.
   void diff_lists(const std::vector<Item>& a, const std::vector<Item>& b, std::uint32_t depth) {
     std::vector<std::uint64_t> ka(a.size()), kb(b.size());
     for (std::size_t i = 0; i < a.size(); ++i) ka[i] = lh_.key(a[i]);
@@ -160,15 +224,8 @@ class Differ {
     flush_same(a, same, depth, change_before, false);
   }
 
-  /// The lines; none when nothing differed.
-  std::vector<LoopDiffLine> take() {
-    if (changes_ == 0) lines_.clear();
-    return std::move(lines_);
-  }
-
- private:
   void line(char side, std::uint32_t depth, std::string text) {
-    lines_.push_back({side, depth, std::move(text)});
+    steps_->push_back({side, depth, std::move(text)});
   }
 
   // Prints the pending common items: `context` after the previous change
@@ -204,7 +261,7 @@ class Differ {
       const auto& cx = left_.calls()[x.id];
       const auto& cy = right_.calls()[y.id];
       line(' ', depth, names_.name(cx.function) + " {");
-      diff_lists(cx.body, cy.body, depth + 1);
+      steps_->push_back({' ', depth + 1, {}, &cx.body, &cy.body});
       if (cx.open == cy.open) {
         line(' ', depth, cx.open ? "..." : "}");
       } else {
@@ -227,7 +284,7 @@ class Differ {
       line('<', depth, fmt::format("{} x [", x.count));
       line('>', depth, fmt::format("{} x [", y.count));
     }
-    diff_lists(bx, by, depth + 1);
+    steps_->push_back({' ', depth + 1, {}, &bx, &by});
     line(' ', depth, "]");
   }
 
@@ -237,6 +294,7 @@ class Differ {
   const NameTable& names_;
   const LoopDiffOptions& o_;
   std::vector<LoopDiffLine> lines_;
+  std::vector<Step>* steps_ = nullptr;  // output of the diff_lists running
   std::size_t changes_ = 0;
 };
 
@@ -298,15 +356,44 @@ bool shortest_edit_script(const std::vector<std::uint64_t>& a, const std::vector
 std::vector<LoopDiffLine> diff_loops(const LoopSummary& left, const LoopSummary& right,
                                      const NameTable& names, const LoopDiffOptions& options) {
   Differ differ(left, right, names, options);
-  differ.diff_lists(left.top(), right.top(), 0);
+  differ.diff(left.top(), right.top());
   return differ.take();
 }
 
 std::string describe_loop_diff(const std::vector<LoopDiffLine>& lines) {
   if (lines.empty()) return "(loop summaries are equal)\n";
   std::string out;
-  for (const LoopDiffLine& l : lines) {
-    out += fmt::format("{} {:{}}{}\n", l.side, "", 2 * l.depth, l.text);
+  auto write = [&](char side, std::uint32_t depth, std::string_view text) {
+    out += side;
+    out += ' ';
+    append_indent(out, depth);
+    out += text;
+    out += '\n';
+  };
+  for (std::size_t i = 0; i < lines.size();) {
+    // A run of the same line, each one level deeper (the frames of a deep
+    // recursion, "f {") or shallower (their "}"): the first, a count, the
+    // last, so the text stays short however deep the difference is.
+    const LoopDiffLine& l = lines[i];
+    std::size_t j = i;
+    for (const int step : {1, -1}) {
+      while (j + 1 < lines.size() && lines[j + 1].side == l.side && lines[j + 1].text == l.text &&
+             static_cast<std::int64_t>(lines[j + 1].depth) ==
+                 static_cast<std::int64_t>(lines[j].depth) + step) {
+        ++j;
+      }
+      if (j != i) break;
+    }
+    if (j - i + 1 < kFoldedRun) {
+      write(l.side, l.depth, l.text);
+      ++i;
+      continue;
+    }
+    write(l.side, l.depth, l.text);
+    write(l.side, std::min(l.depth, lines[j].depth) + 1,
+          fmt::format("... {} more levels of \"{}\"", j - i - 1, l.text));
+    write(lines[j].side, lines[j].depth, lines[j].text);
+    i = j + 1;
   }
   return out;
 }

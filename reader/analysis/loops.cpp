@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 namespace parlot::analysis {
 namespace {
@@ -119,47 +118,69 @@ LoopSummary LoopBuilder::finish() {
 }
 
 std::vector<Event> LoopSummary::expand() const {
-  std::vector<Event> out;
-  std::function<void(const std::vector<Item>&, std::uint32_t)> items;
-  items = [&](const std::vector<Item>& list, std::uint32_t depth) {
-    for (const Item& i : list) {
-      for (std::uint64_t n = 0; n < i.count; ++n) {
-        if (i.loop) {
-          items(bodies_[i.id], depth);
-          continue;
-        }
-        const Call& c = calls_[i.id];
-        out.push_back({true, c.function, depth});
-        items(c.body, depth + 1);
-        if (!c.open) out.push_back({false, c.function, depth});
-      }
-    }
+  // An explicit stack of the lists being expanded (no native recursion:
+  // nesting can be as deep as the trace's call stack).
+  struct Level {
+    const std::vector<Item>* items;
+    std::size_t next;       ///< item after the current one
+    std::uint64_t repeats;  ///< repetitions of the current item still to expand
+    std::uint32_t depth;    ///< of the calls in the list
+    const Call* closes;     ///< the call whose body this is (nullptr: none)
   };
-  items(top_, 0);
+  std::vector<Event> out;
+  std::vector<Level> todo{{&top_, 0, 0, 0, nullptr}};
+  while (!todo.empty()) {
+    Level& level = todo.back();
+    if (level.repeats == 0) {
+      if (level.next == level.items->size()) {
+        const Call* c = level.closes;
+        const std::uint32_t depth = level.depth;
+        todo.pop_back();
+        if (c != nullptr && !c->open) out.push_back({false, c->function, depth - 1});
+        continue;
+      }
+      level.repeats = (*level.items)[level.next++].count;
+      continue;
+    }
+    const Item& i = (*level.items)[level.next - 1];
+    --level.repeats;
+    const std::uint32_t depth = level.depth;
+    if (i.loop) {
+      todo.push_back({&bodies_[i.id], 0, 0, depth, nullptr});
+      continue;
+    }
+    const Call& c = calls_[i.id];
+    out.push_back({true, c.function, depth});
+    todo.push_back({&c.body, 0, 0, depth + 1, &c});
+  }
   return out;
 }
 
 std::uint64_t LoopSummary::event_count() const {
+  // Events of each call (entry, body, exit unless open) and of one pass of
+  // each loop body, post-order.
   std::vector<std::uint64_t> call_events(calls_.size(), 0), body_events(bodies_.size(), 0);
   std::vector<bool> call_done(calls_.size(), false), body_done(bodies_.size(), false);
-  std::function<std::uint64_t(const std::vector<Item>&)> count_items;
-  std::function<std::uint64_t(const Item&)> count_item = [&](const Item& i) -> std::uint64_t {
-    if (i.loop) {
-      if (!body_done[i.id]) body_events[i.id] = count_items(bodies_[i.id]), body_done[i.id] = true;
-      return i.count * body_events[i.id];
-    }
-    if (!call_done[i.id]) {
-      call_events[i.id] = (calls_[i.id].open ? 1 : 2) + count_items(calls_[i.id].body);
-      call_done[i.id] = true;
-    }
-    return call_events[i.id];
+  auto done = [&](const Item& i) { return i.loop ? body_done[i.id] : call_done[i.id]; };
+  auto events_of = [&](const Item& i) {
+    return i.loop ? i.count * body_events[i.id] : call_events[i.id];
   };
-  count_items = [&](const std::vector<Item>& list) {
+  auto sum = [&](const std::vector<Item>& items) {
     std::uint64_t n = 0;
-    for (const Item& i : list) n += count_item(i);
+    for (const Item& i : items) n += events_of(i);
     return n;
   };
-  return count_items(top_);
+  auto finish = [&](const Item& owner) {
+    if (owner.loop) {
+      body_events[owner.id] = sum(bodies_[owner.id]);
+      body_done[owner.id] = true;
+    } else {
+      call_events[owner.id] = (calls_[owner.id].open ? 1 : 2) + sum(calls_[owner.id].body);
+      call_done[owner.id] = true;
+    }
+  };
+  for (const Item& i : top_) post_order(i, done, finish);
+  return sum(top_);
 }
 
 namespace {
@@ -225,49 +246,25 @@ std::string LoopSummary::item_to_string(const Item& item, const NameTable& names
 std::uint64_t LoopSummary::structure_hash() const {
   std::vector<std::uint64_t> call_hash(calls_.size(), 0), body_hash(bodies_.size(), 0);
   std::vector<bool> call_done(calls_.size(), false), body_done(bodies_.size(), false);
-  // Post-order over the lists with an explicit stack, each call and body
-  // hashed once: nesting as deep as the trace's stack (10^5-10^6 frames
-  // after a stack overflow) takes no native stack.
-  struct List {
-    const std::vector<Item>* items;
-    std::size_t next = 0;
+  auto done = [&](const Item& i) { return i.loop ? body_done[i.id] : call_done[i.id]; };
+  auto hash_items = [&](const std::vector<Item>& items) {
     std::uint64_t h = 0x51ed27;
-    bool top = false;  ///< the summary's top list, else the list of `owner`
-    Item owner{};
+    for (const Item& i : items) h = mix(h, i.loop ? mix(0x100, body_hash[i.id]) : call_hash[i.id]);
+    return h;
   };
-  std::vector<List> todo;
-  todo.push_back({&top_, 0, 0x51ed27, true, {}});
-  std::uint64_t result = 0;
-  while (!todo.empty()) {
-    List& l = todo.back();
-    if (l.next < l.items->size()) {
-      const Item i = (*l.items)[l.next];
-      if (i.loop && !body_done[i.id]) {
-        todo.push_back({&bodies_[i.id], 0, 0x51ed27, false, i});
-        continue;
-      }
-      if (!i.loop && !call_done[i.id]) {
-        todo.push_back({&calls_[i.id].body, 0, 0x51ed27, false, i});
-        continue;
-      }
-      l.h = mix(l.h, i.loop ? mix(0x100, body_hash[i.id]) : call_hash[i.id]);
-      ++l.next;
-      continue;
-    }
-    const List done = l;
-    todo.pop_back();
-    if (done.top) {
-      result = done.h;
-    } else if (done.owner.loop) {
-      body_hash[done.owner.id] = done.h;
-      body_done[done.owner.id] = true;
+  // Each call and body hashed once, post-order (no native recursion).
+  auto finish = [&](const Item& owner) {
+    if (owner.loop) {
+      body_hash[owner.id] = hash_items(bodies_[owner.id]);
+      body_done[owner.id] = true;
     } else {
-      const Call& c = calls_[done.owner.id];
-      call_hash[done.owner.id] = mix(mix(c.function, c.open ? 1 : 2), done.h);
-      call_done[done.owner.id] = true;
+      const Call& c = calls_[owner.id];
+      call_hash[owner.id] = mix(mix(c.function, c.open ? 1 : 2), hash_items(c.body));
+      call_done[owner.id] = true;
     }
-  }
-  return result;
+  };
+  for (const Item& i : top_) post_order(i, done, finish);
+  return hash_items(top_);
 }
 
 }  // namespace parlot::analysis

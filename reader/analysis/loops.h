@@ -52,6 +52,38 @@ class LoopSummary {
   /// threads whose loops differ only in iteration counts.
   std::uint64_t structure_hash() const;
 
+  /// The items of call or loop `i`: the call's body, or the loop's body.
+  const std::vector<Item>& items_of(const Item& i) const {
+    return i.loop ? bodies_[i.id] : calls_[i.id].body;
+  }
+  /// Calls `finish(item)` for `root` and for every call and loop below it
+  /// for which `done(item)` is false, each after all the calls and loops
+  /// in its items (post-order). `finish` must make `done` true for its
+  /// item (a shared subtree is then finished once). An explicit stack, no
+  /// native recursion: nesting can be as deep as the trace's call stack
+  /// (10^5-10^6 frames, e.g. after a stack overflow).
+  template <class Done, class Finish>
+  void post_order(const Item& root, Done&& done, Finish&& finish) const {
+    if (done(root)) return;
+    struct Level {
+      Item owner;
+      const std::vector<Item>* items;
+      std::size_t next;
+    };
+    std::vector<Level> todo{{root, &items_of(root), 0}};
+    while (!todo.empty()) {
+      Level& level = todo.back();
+      if (level.next < level.items->size()) {
+        const Item& i = (*level.items)[level.next++];
+        if (!done(i)) todo.push_back({i, &items_of(i), 0});
+        continue;
+      }
+      const Item owner = level.owner;
+      todo.pop_back();
+      finish(owner);
+    }
+  }
+
  private:
   friend class LoopBuilder;
   std::vector<Item> top_;

@@ -82,6 +82,10 @@ struct ExportOptions {
   TimeAxis time;
   /// dot: keep only this many edges, the most called (0 = all).
   std::size_t top_edges = 0;
+  /// folded: largest output (bytes) written; a larger export fails before
+  /// writing (0 = no limit). Each line repeats its whole call path, so a
+  /// deep recursion makes the file grow with the depth squared.
+  std::uint64_t folded_max_bytes = 0;
 };
 
 /// One export format.

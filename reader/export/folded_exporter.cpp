@@ -4,6 +4,8 @@
 // the logical clock (so a frame's width in a flame graph is the number of
 // calls made in it and below it). The file has no room for a header: the
 // weighting is stated on stderr by `parlot-read export` and in README.md.
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,6 +65,29 @@ class FoldedExporter final : public TreeExporter {
       }
       nodes[it->second].weight += by_calls ? n.cost.calls : n.cost.exclusive;
       mapped[i] = it->second;
+    }
+    // Bytes of the output (nodes follow their parents), before writing any:
+    // a path D frames deep is written in each of its D prefixes' lines.
+    if (options().folded_max_bytes != 0) {
+      std::vector<std::uint64_t> path_bytes(nodes.size(), 0);
+      std::vector<std::uint32_t> depth(nodes.size(), 0);
+      std::uint64_t total = 0;
+      for (std::size_t k = 0; k < nodes.size(); ++k) {
+        const NameNode& n = nodes[k];
+        for (const std::uint32_t c : n.children) {
+          path_bytes[c] = path_bytes[k] + (k == 0 ? 0 : 1) + names[nodes[c].name].size();
+          depth[c] = depth[k] + 1;
+        }
+        if (k != 0 && n.weight != 0)
+          total += path_bytes[k] + 2 + fmt::formatted_size("{}", n.weight);
+      }
+      if (total > options().folded_max_bytes) {
+        throw std::runtime_error(fmt::format(
+            "a folded export would take {} bytes (call paths up to {} frames deep, each line "
+            "repeats its whole path), over the limit of {} (--folded-limit); narrow it with "
+            "--max-depth N, --tid T or --window BEGIN:END, or use --format speedscope",
+            total, *std::max_element(depth.begin(), depth.end()), options().folded_max_bytes));
+      }
     }
     // Depth-first with the path as one string, cut back on the way up.
     struct Frame {

@@ -26,6 +26,10 @@ namespace {
 /// refused unless narrowed.
 constexpr std::uint64_t kChromeMaxEvents = 10'000'000;
 
+/// Largest folded export written (bytes): 1 GiB, far beyond what
+/// flamegraph.pl or a browser-based viewer reads in reasonable time.
+constexpr std::uint64_t kFoldedMaxBytes = std::uint64_t{1} << 30;
+
 struct ExportCommandOptions {
   std::string dir;
   std::string format;
@@ -35,6 +39,7 @@ struct ExportCommandOptions {
   std::string window;
   std::size_t top = 50;
   std::uint64_t chrome_limit = kChromeMaxEvents;
+  std::uint64_t folded_limit = kFoldedMaxBytes;
   bool simplify = false;
 };
 
@@ -161,6 +166,7 @@ int run_export(const ExportCommandOptions& o) {
   const auto processes = open_trace_directory(o.dir);
   exporter::ExportOptions options;
   options.top_edges = o.top;
+  options.folded_max_bytes = o.folded_limit;
   options.time = choose_time_axis(processes, o.selection);
   if (o.format == "chrome") {
     const std::uint64_t events = promised_events(processes, o.selection, window);
@@ -206,6 +212,10 @@ void add_export_command(CLI::App& app, int& exit_status) {
       ->capture_default_str();
   cmd->add_option("--chrome-limit", options->chrome_limit,
                   "chrome: refuse exports of more events than this (browsers fail beyond ~10^7)")
+      ->capture_default_str();
+  cmd->add_option("--folded-limit", options->folded_limit,
+                  "folded: refuse exports larger than this many bytes (0 = no limit); each line "
+                  "repeats its whole call path, so deep recursions grow with the depth squared")
       ->capture_default_str();
   cmd->add_flag("--simplify", options->simplify,
                 "Shorter C++ names: template arguments collapsed, std-library noise removed");

@@ -1,14 +1,17 @@
 // Unit tests of the loop-level diff (diffNLR): exact diff lines for equal
 // summaries, one iteration fewer, a different loop body and an inserted
 // call; the edit script against a dynamic-programming LCS on random
-// sequences.
+// sequences; a recursion 300,000 calls deep.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "analysis/divergence.h"
 #include "analysis/loop_diff.h"
 #include "stream_support.h"
 
@@ -156,6 +159,52 @@ std::size_t lcs_length(const std::vector<std::uint64_t>& a, const std::vector<st
     }
   }
   return t[a.size()][b.size()];
+}
+
+// A recursion 300,000 calls deep (as a stack overflow leaves), three times,
+// against the same whose every pass calls a leaf at the bottom: the summary,
+// its expansion and hashes, the diff and the divergence take no native
+// stack (the recursive versions overflowed it at 200,000), and the texts
+// fold the run of frames instead of growing with the depth squared.
+TEST(LoopDiff, ADeepRecursionTakesNoStackAndItsTextIsFolded) {
+  constexpr int kDepth = 300000;
+  const std::string left = "m(" + repeat(repeat("r(", kDepth) + repeat(")", kDepth), 3) + ")";
+  const std::string right =
+      "m(" + repeat(repeat("r(", kDepth) + "x" + repeat(")", kDepth), 3) + ")";
+  NameTable names;
+  const auto left_events = stream(left, &names);
+  const auto right_events = stream(right, &names);
+  const LoopSummary a = summarise(left_events);
+  const LoopSummary b = summarise(right_events);
+  EXPECT_EQ(a.event_count(), left_events.size());
+  EXPECT_EQ(b.event_count(), right_events.size());
+  EXPECT_TRUE(a.expand() == left_events);
+  EXPECT_TRUE(b.expand() == right_events);
+  EXPECT_NE(a.structure_hash(), b.structure_hash());
+  EXPECT_EQ(a.structure_hash(), summarise(stream(left, &names)).structure_hash());
+
+  const std::vector<LoopDiffLine> lines = diff_loops(a, b, names);
+  ASSERT_FALSE(lines.empty());
+  const auto deepest = std::max_element(
+      lines.begin(), lines.end(), [](const auto& p, const auto& q) { return p.depth < q.depth; });
+  EXPECT_EQ(deepest->side, '>');
+  EXPECT_EQ(deepest->text, "x");
+  EXPECT_EQ(deepest->depth, kDepth + 2u);  // m, the loop, r x kDepth
+  const std::string text = describe_loop_diff(lines);
+  EXPECT_NE(text.find(fmt::format("... {} more levels of \"r {{\"", kDepth - 2)), std::string::npos)
+      << text.substr(0, 2000);
+  EXPECT_NE(text.find(fmt::format("[depth {}] x\n", kDepth + 2)), std::string::npos)
+      << text.substr(0, 2000);
+  EXPECT_LT(text.size(), 20000u);
+
+  VectorSource l(left_events), r(right_events);
+  const Divergence d = first_divergence(l, r, 2);
+  ASSERT_FALSE(d.identical);
+  EXPECT_EQ(d.stack.size(), kDepth + 1u);
+  const std::string where = describe_divergence(d, names, "L", "R");
+  EXPECT_NE(where.find(fmt::format("call stack there: m r x {}\n", kDepth)), std::string::npos)
+      << where.substr(0, 2000);
+  EXPECT_LT(where.size(), 20000u);
 }
 
 TEST(ShortestEditScript, MinimalAndValidOnRandomSequences) {

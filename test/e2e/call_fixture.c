@@ -15,6 +15,8 @@
  *   slow   30 x (level1, then 10 ms asleep): time to tamper with the directory
  *   handler  as segv, but main first installs its own SIGSEGV handler,
  *          which prints "handled" and calls _exit(7)
+ *   deep N  a thread (1 GiB stack) runs deep_worker -> recurse(N): N + 1
+ *          nested calls of recurse, as deep as after a stack overflow
  */
 #include <pthread.h>
 #include <signal.h>
@@ -42,6 +44,11 @@ NOINLINE int level1(int x) {
 }
 NOINLINE int recurse(int n) {
   return n == 0 ? 0 : 1 + recurse(n - 1);
+}
+
+NOINLINE void* deep_worker(void* arg) {
+  sink = recurse((int)(long)arg);
+  return NULL;
 }
 
 NOINLINE void* worker(void* arg) {
@@ -180,6 +187,14 @@ int main(int argc, char** argv) {
       usleep(10000);
     }
     printf("slow %d\n", s);
+  } else if (strcmp(mode, "deep") == 0) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)1 << 30);
+    pthread_t t;
+    pthread_create(&t, &attr, deep_worker, (void*)(argc > 2 ? atol(argv[2]) : 100000));
+    pthread_join(t, NULL);
+    printf("deep %ld\n", (long)sink);
   } else if (strcmp(mode, "loop") == 0) {
     int s = 0;
     for (int i = 0; i < 200000; ++i) s += level1(i);

@@ -63,6 +63,25 @@ std::string export_example(const std::string& format, ExportOptions options = {}
   return text.str();
 }
 
+// The folded size is computed exactly before anything is written: at the
+// limit the file is written, one byte under it the export fails naming the
+// size and the depth (a deep recursion's file grows with the depth squared).
+TEST(Exporters, FoldedRefusesOutputOverItsLimit) {
+  const std::string full = "main 2\nmain;a 1\nmain;a;b 1\nmain;b 2\na 1\na;b 1\n";
+  ExportOptions options;
+  options.folded_max_bytes = full.size();
+  EXPECT_EQ(export_example("folded", options), full);
+  options.folded_max_bytes = full.size() - 1;
+  try {
+    export_example("folded", options);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("a folded export would take 46 bytes (call paths up to 3 "
+                                    "frames deep"));
+    EXPECT_THAT(e.what(), HasSubstr("--max-depth"));
+  }
+}
+
 TEST(Exporters, UnknownFormatIsNull) {
   EXPECT_EQ(make_exporter("nope", "/dev/null", {}), nullptr);
   EXPECT_THAT(export_format_names(), ::testing::Contains("chrome"));
