@@ -67,7 +67,7 @@ class LzModel {
   /// For storage known to be all zero bytes (a fresh anonymous mapping):
   /// the history and the table keep those bytes (their initial state)
   /// instead of being written, so their pages are touched only when used.
-  explicit LzModel(ZeroedStorage) { reset_after(0); }
+  explicit LzModel(ZeroedStorage) : c1_(0), c2_(0), c3_(0), pos_(0), hash_(hash_of(0, 0, 0)) {}
 
   void reset() { reset_after(history_.size()); }
 

@@ -119,25 +119,56 @@ struct Probabilities {
   static constexpr unsigned kLowTreeMax = 8;
   static constexpr std::uint8_t kFullWeightUses = 16;
   Prob zero_by_last[2][kLastWidths];
-  Prob width_by_slot[2][kLastWidths][kSlotGroups][kLenBits];
-  Prob low_by_last[kLastWidths][kLenCtx][1u << kLowTreeMax];
   std::uint8_t zero_by_last_uses[2][kLastWidths];
-  std::uint8_t width_by_slot_uses[2][kLastWidths][kSlotGroups][kLenBits];
+  /// The contexts of one last width (about 11 KB; 16 of them are 171 KB of
+  /// the 182 KB here), initialised when first used (see of_last_width), so
+  /// that a thread's model writes only those its lengths need.
+  struct ByLastWidth {
+    Prob width_by_slot[2][kSlotGroups][kLenBits];  ///< [agreement bit][slot group][width bit]
+    Prob low[kLenCtx][1u << kLowTreeMax];          ///< [token context][tree node]
+    std::uint8_t width_by_slot_uses[2][kSlotGroups][kLenBits];
+  };
+  /// Bit w set when by_last_width[w] is initialised (since reset()).
+  std::uint32_t last_widths_ready;
+  ByLastWidth by_last_width[kLastWidths];
 
-  /// Every probability to kProbInit, every use count to 0. The Prob arrays
-  /// above are contiguous (len_zero .. low_by_last); they are filled 4 at a
-  /// time (a reader resets the model per stream: ~185 KB).
+  /// Every probability to kProbInit, every use count to 0: the contexts
+  /// before last_widths_ready are written (about 11 KB), by_last_width[]
+  /// only marked not ready.
   void reset() {
     static_assert(offsetof(Probabilities, zero_by_last_uses) ==
-                  offsetof(Probabilities, low_by_last) + sizeof low_by_last);
-    auto* begin = reinterpret_cast<std::uint8_t*>(&len_zero[0]);
-    const auto* end = reinterpret_cast<std::uint8_t*>(&zero_by_last_uses[0][0]);
-    constexpr std::uint64_t kFour = std::uint64_t{kProbInit} * 0x0001000100010001ull;
-    std::uint8_t* q = begin;
-    for (; end - q >= 8; q += 8) std::memcpy(q, &kFour, 8);
-    for (; q != end; q += sizeof(Prob)) std::memcpy(q, &kProbInit, sizeof(Prob));
+                  offsetof(Probabilities, zero_by_last) + sizeof zero_by_last);
+    fill_initial(&len_zero[0], &zero_by_last_uses[0][0]);
     std::memset(zero_by_last_uses, 0, sizeof zero_by_last_uses);
-    std::memset(width_by_slot_uses, 0, sizeof width_by_slot_uses);
+    last_widths_ready = 0;
+  }
+
+  /// The contexts of last width `w` (< kLastWidths), initialised first if
+  /// they were not used since reset(): one test per length token.
+  ByLastWidth& of_last_width(unsigned w) {
+    static_assert(offsetof(ByLastWidth, low) == sizeof(ByLastWidth::width_by_slot) &&
+                  offsetof(ByLastWidth, width_by_slot_uses) ==
+                      offsetof(ByLastWidth, low) + sizeof(ByLastWidth::low));
+    if ((last_widths_ready >> w & 1) == 0) [[unlikely]]
+      init_last_width(w);
+    return by_last_width[w];
+  }
+
+ private:
+  [[gnu::noinline, gnu::cold]] void init_last_width(unsigned w) {
+    ByLastWidth& b = by_last_width[w];
+    fill_initial(&b.width_by_slot[0][0][0], &b.width_by_slot_uses[0][0][0]);
+    std::memset(b.width_by_slot_uses, 0, sizeof b.width_by_slot_uses);
+    last_widths_ready |= 1u << w;
+  }
+
+  /// Writes kProbInit to the Prob array [begin, end), 4 at a time.
+  static void fill_initial(Prob* begin, const void* end) {
+    constexpr std::uint64_t kFour = std::uint64_t{kProbInit} * 0x0001000100010001ull;
+    auto* q = reinterpret_cast<std::uint8_t*>(begin);
+    const auto* e = static_cast<const std::uint8_t*>(end);
+    for (; e - q >= 8; q += 8) std::memcpy(q, &kFour, 8);
+    for (; q != e; q += sizeof(Prob)) std::memcpy(q, &kProbInit, sizeof(Prob));
   }
 };
 
@@ -603,8 +634,9 @@ std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, un
     return 0;
   }
   const unsigned w = static_cast<unsigned>(std::bit_width(len));
-  Prob* fine = p.width_by_slot[agree][last_width][group];
-  std::uint8_t* uses = p.width_by_slot_uses[agree][last_width][group];
+  Probabilities::ByLastWidth& by = p.of_last_width(last_width);
+  Prob* fine = by.width_by_slot[agree][group];
+  std::uint8_t* uses = by.width_by_slot_uses[agree][group];
   unsigned width = 1;
   while (width < Probabilities::kLenBits && bits.mixed(p.len_width[ctx][width - 1], fine[width - 1],
                                                        uses[width - 1], width < w) == 1) {
@@ -613,7 +645,7 @@ std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, un
   if (width <= Probabilities::kLowTreeMax) {
     // Prefixes v of a width-w length are 1 .. 2^(w-1) - 1: nodes
     // 2^(w-1) .. 2^w - 2 of the context's array, one tree per width.
-    Prob* tree = p.low_by_last[last_width][ctx] + (1u << (width - 1)) - 1;
+    Prob* tree = by.low[ctx] + (1u << (width - 1)) - 1;
     std::uint32_t v = 1;
     for (unsigned i = width - 1; i-- != 0;) v = v << 1 | bits.bit(tree[v], len >> i & 1);
     return v;
@@ -714,9 +746,10 @@ struct Model {
   RankModel rank;
 
   Model() { rank.reset(); }
-  /// In storage of all zero bytes (see LzModel(ZeroedStorage)): writes the
-  /// probabilities and the LZ table (about 190 KB), not the history and
-  /// the candidate slots (about 770 KB) until the stream uses them.
+  /// In storage of all zero bytes (see LzModel(ZeroedStorage)): writes
+  /// about 11 KB of probabilities; the history, the LZ table, the candidate
+  /// slots and the probabilities of each last width (about 950 KB) only
+  /// when the stream first uses them.
   explicit Model(ZeroedStorage z) : lz(z), rank(z) { rank.reset(); }
 
   /// Event at the LZ prediction `slot`, the candidate list of the current
