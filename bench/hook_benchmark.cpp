@@ -6,13 +6,21 @@
 // PARLOT_EXCLUDE='parlot_bench_excluded_*' its hooks find the function is
 // the thread's last excluded one and return; BM_AlternatingExcludedCalls
 // alternates two excluded functions, so each call looks its function up in
-// the ID table. Compare with the same cases run bare.
+// the ID table. BM_CallPausedForThread and BM_CallPausedForProcess call the
+// leaf inside parlot_pause() / parlot_pause_all() (no-ops when the runtime
+// is not loaded): what a paused region costs. Compare with the same cases
+// run bare.
 #include <benchmark/benchmark.h>
 
 extern "C" void parlot_bench_leaf(int x);
 extern "C" void parlot_bench_pair(int x);
 extern "C" void parlot_bench_excluded_leaf(int x);
 extern "C" void parlot_bench_excluded_other(int x);
+// The runtime's API (include/parlot/parlot.h), weak: absent in the bare run.
+extern "C" void parlot_pause(void) __attribute__((weak));
+extern "C" void parlot_resume(void) __attribute__((weak));
+extern "C" void parlot_pause_all(void) __attribute__((weak));
+extern "C" void parlot_resume_all(void) __attribute__((weak));
 
 namespace {
 
@@ -47,6 +55,24 @@ void BM_AlternatingExcludedCalls(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 2);  // two instrumented calls
 }
 BENCHMARK(BM_AlternatingExcludedCalls);
+
+void BM_CallPausedForThread(benchmark::State& state) {
+  if (parlot_pause != nullptr) parlot_pause();
+  int i = 0;
+  for (auto _ : state) parlot_bench_leaf(i++);
+  if (parlot_resume != nullptr) parlot_resume();
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CallPausedForThread);
+
+void BM_CallPausedForProcess(benchmark::State& state) {
+  if (parlot_pause_all != nullptr) parlot_pause_all();
+  int i = 0;
+  for (auto _ : state) parlot_bench_leaf(i++);
+  if (parlot_resume_all != nullptr) parlot_resume_all();
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CallPausedForProcess);
 
 }  // namespace
 

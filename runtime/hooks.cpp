@@ -149,10 +149,12 @@ namespace {
 [[gnu::noinline, gnu::cold]] void enter_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
                                                        std::uintptr_t call_site, std::uintptr_t sp,
                                                        std::uint32_t seen) {
-  {
-    const parlot::runtime::ErrnoKeeper keep_errno;  // the round's futex wait
-    if (parlot::runtime::hook_may_record_after_flush_round(t))
-      record_entry(t, f, call_site, sp, seen);
+  // Waiting out a round only spins and yields (no errno); recording after
+  // it may write (first sight, a full block). Paused hooks
+  // (parlot_pause_all, tracing stopped) thus cost no errno save.
+  if (parlot::runtime::hook_may_record_after_flush_round(t)) {
+    const parlot::runtime::ErrnoKeeper keep_errno;
+    record_entry(t, f, call_site, sp, seen);
   }
   end_hook(t);
 }
@@ -175,9 +177,9 @@ namespace {
 
 [[gnu::noinline, gnu::cold]] void exit_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
                                                       std::uintptr_t sp, bool at_cfa) {
-  {
-    const parlot::runtime::ErrnoKeeper keep_errno;
-    if (parlot::runtime::hook_may_record_after_flush_round(t)) record_exit(t, f, sp, at_cfa);
+  if (parlot::runtime::hook_may_record_after_flush_round(t)) {
+    const parlot::runtime::ErrnoKeeper keep_errno;  // as enter_with_hooks_off
+    record_exit(t, f, sp, at_cfa);
   }
   end_hook(t);
 }
