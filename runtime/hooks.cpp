@@ -184,6 +184,29 @@ namespace {
   end_hook(t);
 }
 
+// The rest of an event the fast path of a hook left (ThreadTrace::
+// enter_fast, exit_fast), then end_hook(). Out of line and reached by tail
+// calls: the hooks' fast path then calls nothing and needs no callee-saved
+// register (issue 12: no register saves and restores, no stack frame).
+[[gnu::noinline]] void put_entry_and_end(ThreadTrace* t, std::uint32_t id) {
+  t->put_entry(id);  // a match ends, the countdown runs out, or another codec
+  end_hook(t);
+}
+[[gnu::noinline]] void enter_and_end(ThreadTrace* t, std::uintptr_t f, std::uintptr_t call_site,
+                                     std::uintptr_t sp, std::uint32_t id) {
+  t->on_enter(f, call_site, sp, id);  // shadow-stack correction, a new depth, a large ID
+  end_hook(t);
+}
+[[gnu::noinline]] void put_exit_and_end(ThreadTrace* t) {
+  t->put_exit();
+  end_hook(t);
+}
+[[gnu::noinline]] void exit_below_top_and_end(ThreadTrace* t, std::uintptr_t f, std::uintptr_t sp,
+                                              bool at_cfa) {
+  exit_below_top(t, f, sp, at_cfa);
+  end_hook(t);
+}
+
 // The entry hook once the thread has its trace `t`.
 [[gnu::always_inline]] inline void enter_hook(ThreadTrace* t, std::uintptr_t f,
                                               std::uintptr_t call_site, std::uintptr_t sp) {
@@ -201,8 +224,16 @@ namespace {
     return enter_with_hooks_off(t, f, call_site, sp, seen);
   if (seen == 0 || t->resync_pending.load(std::memory_order_relaxed)) [[unlikely]]
     return enter_first_sight_or_resync(t, f, call_site, sp, seen);
-  t->on_enter(f, call_site, sp, seen);  // `seen` is an ID: neither 0 nor kExcluded
-  end_hook(t);
+  // `seen` is an ID: neither 0 nor kExcluded.
+  switch (t->enter_fast(f, call_site, sp, seen)) {
+    case ThreadTrace::FastEvent::kDone:
+      return end_hook(t);
+    case ThreadTrace::FastEvent::kPut:
+      return put_entry_and_end(t, seen);
+    case ThreadTrace::FastEvent::kNotFound:
+      break;
+  }
+  return enter_and_end(t, f, call_site, sp, seen);
 }
 
 // The entry hook of a thread's first event: attaches the thread (creates
@@ -249,8 +280,15 @@ extern "C" {
   if (!raise_busy(t)) return;
   if (hooks_off()) [[unlikely]]
     return exit_with_hooks_off(t, f, sp, at_cfa);
-  record_exit(t, f, sp, at_cfa);
-  end_hook(t);
+  switch (t->exit_fast(f, sp, at_cfa)) {
+    case ThreadTrace::FastEvent::kDone:
+      return end_hook(t);
+    case ThreadTrace::FastEvent::kPut:
+      return put_exit_and_end(t);
+    case ThreadTrace::FastEvent::kNotFound:
+      break;
+  }
+  return exit_below_top_and_end(t, f, sp, at_cfa);  // also an excluded function (never pushed)
 }
 
 }  // extern "C"

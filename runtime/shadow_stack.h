@@ -87,22 +87,34 @@ class ShadowStack {
   template <class Emit>
   [[gnu::always_inline]] inline bool enter(std::uintptr_t fn, std::uintptr_t call_site,
                                            std::uintptr_t sp, std::uint32_t id, Emit& emit) {
-    // Fast: nothing open, a callee below its caller on the thread stack, or
-    // an inlined callee (its host's stack pointer and call site, another
-    // function), the same decisions enter_slow takes for these cases.
-    // (Tests depth_, not a null top frame: gcc would compute its address,
-    // then test that.)
-    if (depth_ == 0 || top_holds_callee(fn, call_site, sp)) [[likely]] {
-      // Below the depth already reached (and below capacity and the record
-      // depth): one compare covers the three.
-      if (depth_ < fast_depth_) [[likely]] {
-        frames_[depth_++] = ShadowFrame{sp, fn, call_site};
-        emit.emit_enter(id);
-        return true;
-      }
+    if (push_fast(fn, call_site, sp)) [[likely]] {
+      emit.emit_enter(id);
+      return true;
+    }
+    if (depth_ == 0 || top_holds_callee(fn, call_site, sp)) {
       return push_checked(fn, call_site, sp, id, emit);
     }
     return enter_slow(fn, call_site, sp, id, emit);
+  }
+
+  /// enter()'s common case without its event: when nothing is open or the
+  /// top frame holds the callee, and the depth is below the depth already
+  /// reached (and below capacity and the record depth), pushes the frame
+  /// and returns true (the caller then emits the entry). Otherwise changes
+  /// nothing and returns false (then call enter()).
+  [[gnu::always_inline]] inline bool push_fast(std::uintptr_t fn, std::uintptr_t call_site,
+                                               std::uintptr_t sp) {
+    // Nothing open, a callee below its caller on the thread stack, or an
+    // inlined callee (its host's stack pointer and call site, another
+    // function): the same decisions enter_slow takes for these cases. One
+    // compare of the depth covers the depth already reached, the capacity
+    // and the record depth. (Tests depth_, not a null top frame: gcc would
+    // compute its address, then test that.)
+    if ((depth_ == 0 || top_holds_callee(fn, call_site, sp)) && depth_ < fast_depth_) [[likely]] {
+      frames_[depth_++] = ShadowFrame{sp, fn, call_site};
+      return true;
+    }
+    return false;
   }
 
   /// True when the top frame (depth() != 0) is the caller of an entry of

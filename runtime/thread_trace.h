@@ -80,6 +80,43 @@ class ThreadTrace {
     stack_.exit(fn, sp, at_cfa, e);
   }
 
+  /// What enter_fast() and exit_fast() did.
+  enum class FastEvent {
+    kDone,      ///< recorded (the frame pushed or popped, the event encoded)
+    kPut,       ///< the frame pushed or popped; the event still to put()
+    kNotFound,  ///< nothing changed: the caller takes the full path
+  };
+
+  /// on_enter() when it needs no out-of-line work: pushes the frame and,
+  /// when the event extends the encoder's match, encodes it. For hooks that
+  /// keep their out-of-line work in tail calls, so that their fast path
+  /// saves no registers (issue 12). kPut: then put_entry(id).
+  [[gnu::always_inline]] inline FastEvent enter_fast(std::uintptr_t fn, std::uintptr_t call_site,
+                                                     std::uintptr_t sp, std::uint32_t id) {
+    if (id >= 0x8000 || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+      return FastEvent::kNotFound;
+    return put_fast(id) ? FastEvent::kDone : FastEvent::kPut;
+  }
+
+  /// on_exit_top() likewise: kNotFound when the top frame is not `fn`'s
+  /// (then on_exit_below_top() or an excluded function); kPut: put(0).
+  [[gnu::always_inline]] inline FastEvent exit_fast(std::uintptr_t fn, std::uintptr_t sp,
+                                                    bool at_cfa) {
+    struct Deferred {
+      bool emitted = false;
+      void emit_exit() { emitted = true; }
+    } d;
+    if (!stack_.exit_top(fn, sp, at_cfa, d)) [[unlikely]]
+      return FastEvent::kNotFound;
+    if (!d.emitted) return FastEvent::kDone;  // deeper than the record depth
+    return put_fast(0) ? FastEvent::kDone : FastEvent::kPut;
+  }
+
+  /// The event of an entry that enter_fast() left to put (kPut).
+  void put_entry(std::uint32_t id) { Emitter{this}.emit_enter(id); }
+  /// The event of an exit that exit_fast() left to put (kPut).
+  void put_exit() { Emitter{this}.emit_exit(); }
+
   /// ShadowStack::exit_top: records the exit of `fn` when its frame is on
   /// top (the common case) and returns true; otherwise returns false and
   /// records nothing.
@@ -298,6 +335,18 @@ class ThreadTrace {
     } else {
       raw_encoder().encode(v);
     }
+  }
+
+  // put(v) when it needs no out-of-line work (the countdown does not run
+  // out, codec 2, `v` extends the match): true. Otherwise false, nothing
+  // changed (then put(v)).
+  [[gnu::always_inline]] inline bool put_fast(std::uint32_t v) {
+    if (flush_countdown_ == 1 || codec_ != format::Codec::kLzRank) [[unlikely]]
+      return false;
+    if (!rank_encoder().try_extend(v)) return false;
+    ++events_;
+    --flush_countdown_;
+    return true;
   }
 
   // The one encoder of the stream lives in encoder_ (constructed by

@@ -789,13 +789,22 @@ class Encoder {
   /// and writes nothing (as codec 1); everything else is one out-of-line
   /// call that codes a length and a literal (tens of ns).
   [[gnu::always_inline]] inline void encode(std::uint32_t v) {
+    if (!try_extend(v)) [[unlikely]]
+      encode_decision(v);
+  }
+
+  /// encode(v)'s common case alone: when `v` extends the current match,
+  /// records it and returns true; otherwise changes nothing and returns
+  /// false (then call encode(v)). For a caller that keeps its out-of-line
+  /// work in tail calls (the runtime's hooks).
+  [[gnu::always_inline]] inline bool try_extend(std::uint32_t v) {
     if (match_len_ - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot_)) [[likely]] {
       ++match_len_;
       ++match_slot_;
       model_.lz.record(v);
-      return;
+      return true;
     }
-    encode_decision(v);
+    return false;
   }
 
   /// Ends the current segment (everything encoded so far becomes
