@@ -157,8 +157,16 @@ class BugDemos : public ::testing::Test {
   }
   static std::string halo() { return examples_dir() + "/halo_mpi"; }
   std::vector<std::string> mpi(const fs::path& dir, const std::vector<std::string>& args) {
+    // When a rank dies, mpirun stops the others with SIGTERM, then SIGKILL,
+    // odls_base_sigkill_timeout apart (1 s by default; 5 s here): on a
+    // loaded 2-core machine with 4 ranks busy-polling in MPI, a rank that
+    // got the test's SIGTERM could be killed before its handler wrote its
+    // trace's end (about 1 run in 10 failed so).
     std::vector<std::string> argv{mpirun_,
                                   "--allow-run-as-root",
+                                  "--mca",
+                                  "odls_base_sigkill_timeout",
+                                  "5",
                                   "--oversubscribe",
                                   "-np",
                                   "4",
