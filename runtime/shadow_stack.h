@@ -64,7 +64,6 @@ class ShadowStack {
   void set_thread_stack(std::uintptr_t lo, std::uintptr_t hi) {
     stack_lo_ = lo;
     stack_hi_ = hi;
-    stack_size_ = hi - lo;
   }
 
   /// Record filter: frames deeper than `depth` (1 = the outermost) are kept
@@ -124,7 +123,10 @@ class ShadowStack {
   [[gnu::always_inline]] inline bool top_holds_callee(std::uintptr_t fn, std::uintptr_t call_site,
                                                       std::uintptr_t sp) const {
     const ShadowFrame& top = frames_[depth_ - 1];
-    return (top.sp > sp && sp - stack_lo_ < stack_size_ && top.sp - stack_lo_ < stack_size_) ||
+    // Both on the thread stack [lo, hi): with sp < top.sp, that is
+    // lo <= sp and top.sp < hi (three compares, no subtraction: the entry
+    // hook then needs no callee-saved register).
+    return (top.sp > sp && sp >= stack_lo_ && top.sp < stack_hi_) ||
            (top.sp == sp && top.call_site == call_site && top.function != fn);
   }
 
@@ -346,7 +348,6 @@ class ShadowStack {
   std::size_t fast_depth_ = 0;
   std::uintptr_t stack_lo_ = 0;
   std::uintptr_t stack_hi_ = ~std::uintptr_t{0};  // unknown: every address
-  std::uintptr_t stack_size_ = ~std::uintptr_t{0};
   ShadowStackCounters counters_;
 };
 

@@ -153,10 +153,10 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
       }
       break;
   }
-  events_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
+  events_before_countdown_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
-  flush_countdown_ = countdown_period_;
+  flush_countdown_ = countdown_start_ = countdown_period_;
   flush_check_left_ = kFlushCheckEvents;
   last_flush_ns_ = monotonic_ns();
   side_used_ = sizeof(format::BlockHeader);
@@ -166,9 +166,11 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
 }
 
 void ThreadTrace::on_countdown() {
-  flush_countdown_ = countdown_period_;
+  events_before_countdown_ += countdown_start_;  // the countdown ran out: flush_countdown_ is 0
+  flush_countdown_ = countdown_start_ = countdown_period_;
+  const std::uint64_t events = events_before_countdown_;
   const std::uint64_t now = monotonic_ns();  // vDSO: no system call
-  if (clock_events_ != 0) clock_filter_.offer(events_ - 1, now, clock_sink());
+  if (clock_events_ != 0) clock_filter_.offer(events - 1, now, clock_sink());
   if (flush_check_left_ > countdown_period_) {
     flush_check_left_ -= countdown_period_;
     return;
@@ -363,7 +365,7 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
   last_flush_ns_ = monotonic_ns();
-  if (clock_events_ != 0) clock_filter_.keep(events_, last_flush_ns_, clock_sink());
+  if (clock_events_ != 0) clock_filter_.keep(events(), last_flush_ns_, clock_sink());
   if (n == 0 || finished_ || write_error_ != 0) return;
   if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
@@ -398,11 +400,12 @@ int ThreadTrace::finish() {
   }
   // The last clock sample (end of the stream) and the side records still
   // buffered go out before the final block.
-  if (clock_events_ != 0) clock_filter_.keep(events_, monotonic_ns(), clock_sink());
+  const std::uint64_t events = this->events();
+  if (clock_events_ != 0) clock_filter_.keep(events, monotonic_ns(), clock_sink());
   write_side_records();
   if (discard_) n = 0;  // PARLOT_DISCARD: the final block holds only the count
   std::memmove(payload + count, payload, n);
-  std::memcpy(payload, &events_, count);
+  std::memcpy(payload, &events, count);
   format::BlockHeader h{format::kFinalBlockMagic, static_cast<std::uint32_t>(count + n),
                         sequence_++};
   std::memcpy(block_, &h, sizeof h);
@@ -411,8 +414,8 @@ int ThreadTrace::finish() {
   std::size_t total = kHeader + count + n;
   const auto& c = stack_.counters();
   format::TrailerPayload tp{};
-  tp.events = events_;
-  tp.raw_bytes = 2 * events_ + 2 * large_values_;  // codec::raw_bytes_of, summed
+  tp.events = events;
+  tp.raw_bytes = 2 * events + 2 * large_values_;  // codec::raw_bytes_of, summed
   tp.payload_bytes = payload_bytes_;
   tp.end_ns = realtime_ns();
   tp.dropped_events = dropped_events + c.overflowed;

@@ -254,8 +254,11 @@ class ThreadTrace {
   bool finished() const { return finished_; }
   /// Absolute path of the thread's file.
   const char* path() const { return path_; }
-  /// Events recorded so far.
-  std::uint64_t events() const { return events_; }
+  /// Events recorded so far: counted by the countdown (one decrement per
+  /// event instead of a count and a countdown).
+  std::uint64_t events() const {
+    return events_before_countdown_ + (countdown_start_ - flush_countdown_);
+  }
   /// The thread's shadow stack (read-only: call_attributes.cpp checks which
   /// frame is on top).
   const ShadowStack& stack() const { return stack_; }
@@ -268,7 +271,7 @@ class ThreadTrace {
     ThreadTrace* t;
     [[gnu::always_inline]] inline void emit_enter(std::uint32_t id) {
       // Two words in the raw stream. A branch, not an add of the compare:
-      // gcc pairs that add with ++events_ into SSE (7 more instructions).
+      // gcc paired that add with the event count into SSE (7 more instructions).
       if (id >= 0x8000) [[unlikely]]
         ++t->large_values_;
       t->put(id);
@@ -325,7 +328,6 @@ class ThreadTrace {
   // which also counts IDs that take two raw words. The countdown is the
   // only per-event cost of clock samples and flush checks.
   [[gnu::always_inline]] inline void put(std::uint32_t v) {
-    ++events_;
     if (--flush_countdown_ == 0) [[unlikely]]
       on_countdown();
     if (codec_ == format::Codec::kLzRank) [[likely]] {
@@ -344,7 +346,6 @@ class ThreadTrace {
     if (flush_countdown_ == 1 || codec_ != format::Codec::kLzRank) [[unlikely]]
       return false;
     if (!rank_encoder().try_extend(v)) return false;
-    ++events_;
     --flush_countdown_;
     return true;
   }
@@ -362,12 +363,14 @@ class ThreadTrace {
   ShadowStack stack_{nullptr, 0};
   format::Codec codec_ = format::Codec::kLzRank;
   bool discard_ = false;
-  std::uint64_t events_ = 0;
+  // events() = events_before_countdown_ + countdown_start_ - flush_countdown_.
+  std::uint64_t events_before_countdown_ = 0;
   std::uint64_t large_values_ = 0;  // events >= 0x8000 (4 raw bytes, not 2)
   std::uint64_t payload_bytes_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t closed_at_end_ = 0;
   std::uint32_t flush_countdown_ = kFlushCheckEvents;
+  std::uint32_t countdown_start_ = kFlushCheckEvents;   // flush_countdown_'s value when set
   std::uint32_t countdown_period_ = kFlushCheckEvents;  // events between on_countdown calls
   std::uint32_t clock_events_ = 0;                      // 0 = no clock samples
   std::uint32_t flush_check_left_ = kFlushCheckEvents;  // events until the next flush check
