@@ -15,7 +15,11 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 }
 
 OutputFile::~OutputFile() {
-  if (file_ != nullptr && file_ != stdout) std::fclose(file_);
+  if (file_ == stdout || closed_) return;
+  // Not closed: an export that failed (refused, disk full, corrupt input)
+  // leaves no partial file behind.
+  if (file_ != nullptr) std::fclose(file_);
+  std::remove(path_.c_str());
 }
 
 void OutputFile::flush() {
@@ -31,9 +35,10 @@ void OutputFile::close() {
   flush();
   if (file_ == nullptr) return;
   const bool failed = file_ == stdout ? std::fflush(file_) != 0 : std::fclose(file_) != 0;
-  file_ = nullptr;
+  if (file_ != stdout) file_ = nullptr;
   if (failed)
     throw std::runtime_error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
+  closed_ = true;
 }
 
 std::string json_string(std::string_view text) {

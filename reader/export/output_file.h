@@ -15,6 +15,8 @@ class OutputFile {
   /// Creates or truncates `path` ("-" = standard output). Throws
   /// std::runtime_error naming the path when it cannot be opened.
   explicit OutputFile(std::string path);
+  /// Removes the file unless close() succeeded: a failed export leaves no
+  /// partial file.
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -39,6 +41,7 @@ class OutputFile {
   static constexpr std::size_t kFlushBytes = 1 << 20;
   std::string path_;
   std::FILE* file_ = nullptr;
+  bool closed_ = false;  // close() succeeded
   fmt::memory_buffer buffer_;
 };
 

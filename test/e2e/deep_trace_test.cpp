@@ -67,6 +67,7 @@ TEST_F(DeepTrace, EveryExportFormatWritesIt) {
   EXPECT_EQ(refused.exit_status, 1);
   EXPECT_THAT(refused.err, HasSubstr("a folded export would take"));
   EXPECT_THAT(refused.err, HasSubstr("frames deep"));
+  EXPECT_FALSE(fs::exists(folded)) << "a failed export leaves no partial file";
   const RunResult cut =
       parlot_read({"export", "-f", "folded", "--max-depth", "1000", "-o", folded, left()});
   EXPECT_EQ(cut.exit_status, 0) << cut.err;
@@ -78,8 +79,8 @@ TEST_F(DeepTrace, DiffFindsTheBottomAndFoldsTheFrames) {
   ASSERT_EQ(d.exit_status, 0) << d.err;
   EXPECT_EQ(d.signal, 0);
   // recurse(kDepth) makes kDepth + 1 nested calls; the right side one fewer.
-  EXPECT_THAT(d.out, HasSubstr("call stack there: deep_worker recurse x " +
-                               std::to_string(kDepth) + "\n"));
+  EXPECT_THAT(
+      d.out, HasSubstr("call stack there: deep_worker recurse x " + std::to_string(kDepth) + "\n"));
   EXPECT_THAT(d.out, HasSubstr("more levels of \"recurse {\""));
   EXPECT_LT(d.out.size(), 64u * 1024) << d.out.substr(0, 4096);
 }
