@@ -97,13 +97,32 @@ std::string StackTree::to_text(const NameTable& names, bool ranked) const {
     Pending p = std::move(todo.back());
     todo.pop_back();
     const StackTree::Node& n = *p.node;
+    const std::string threads =
+        fmt::format("[{} thread{}: {}]", n.threads.size(), n.threads.size() == 1 ? "" : "s",
+                    n.threads.to_string(ranked));
     append_indent(out, static_cast<std::uint32_t>(p.depth));
-    out += fmt::format("{} [{} thread{}: {}]", p.name, n.threads.size(),
-                       n.threads.size() == 1 ? "" : "s", n.threads.to_string(ranked));
+    out += p.name + " " + threads;
     if (!n.ending.empty() && n.ending.size() != n.threads.size()) {
       out += fmt::format(" (stack ends here for {})", n.ending.to_string(ranked));
     }
     out += '\n';
+    // A chain of frames of the same function for the same threads (a deep
+    // recursion, as a stack overflow leaves): this one, a count, the last.
+    const StackTree::Node* last = &n;
+    int levels = 0;
+    while (last->ending.empty() && last->children.size() == 1) {
+      const auto& [key, child] = *last->children.begin();
+      // A child's threads are among its parent's: the same count, the same set.
+      if (child.threads.size() != n.threads.size() || names.name(key) != p.name) break;
+      last = &child;
+      ++levels;
+    }
+    if (levels + 1 >= static_cast<int>(kFoldedStackRun)) {
+      append_indent(out, static_cast<std::uint32_t>(p.depth + 1));
+      out += fmt::format("... {} more levels of {} {}\n", levels - 1, p.name, threads);
+      todo.push_back({last, p.name, p.depth + levels, -1});
+      continue;
+    }
     push_children(n, p.depth + 1, -1, names, todo);
   }
   if (!root_.ending.empty()) {

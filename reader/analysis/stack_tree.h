@@ -14,6 +14,9 @@
 
 namespace parlot::analysis {
 
+/// Shortest chain of one function's frames that StackTree::to_text() folds.
+inline constexpr std::size_t kFoldedStackRun = 4;
+
 /// Follows one thread's events and keeps its open call stack.
 class OpenStack {
  public:
@@ -62,8 +65,11 @@ class StackTree {
   const Node& root() const { return root_; }
 
   /// Indented text: one line per node, "<name> [<count> threads: <ranges>]",
-  /// below kMaxIndentDepth "[depth <d>] <name> [...]". `ranked`: see
-  /// ThreadSet::to_string().
+  /// below kMaxIndentDepth "[depth <d>] <name> [...]". A chain of at least
+  /// kFoldedStackRun nodes of one function for the same threads (a deep
+  /// recursion) prints as its first node, "... N more levels of <name>
+  /// [...]" one level inside, and its last node at its own depth.
+  /// `ranked`: see ThreadSet::to_string().
   std::string to_text(const NameTable& names, bool ranked = true) const;
   /// Graphviz DOT: one node per tree node, labelled with the function name
   /// and the thread ranges.
