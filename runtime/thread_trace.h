@@ -340,12 +340,24 @@ class ThreadTrace {
   }
 
   // put(v) when it needs no out-of-line work (the countdown does not run
-  // out, codec 2, `v` extends the match): true. Otherwise false, nothing
-  // changed (then put(v)).
+  // out; `v` extends the match, or the raw encoder has room): true.
+  // Otherwise false, nothing changed (then put(v)). Every codec has its
+  // fast case, so codec 1 and PARLOT_COMPRESS=0 (the NC baseline) keep
+  // theirs inline too.
   [[gnu::always_inline]] inline bool put_fast(std::uint32_t v) {
-    if (flush_countdown_ == 1 || codec_ != format::Codec::kLzRank) [[unlikely]]
+    if (flush_countdown_ == 1) [[unlikely]]
       return false;
-    if (!rank_encoder().try_extend(v)) return false;
+    if (codec_ == format::Codec::kLzRank) [[likely]] {
+      if (!rank_encoder().try_extend(v)) return false;
+    } else {
+      // A compiler barrier: codec_ is read again here, so the test above
+      // stays one compare with memory (no load kept in a register).
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      if (!(codec_ == format::Codec::kLzZe ? lz_encoder().try_extend(v)
+                                           : raw_encoder().try_put(v))) {
+        return false;
+      }
+    }
     --flush_countdown_;
     return true;
   }

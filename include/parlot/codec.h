@@ -167,13 +167,21 @@ class Encoder {
   /// The common case, an event that extends the current match, is inlined
   /// into the caller; everything else is one out-of-line call.
   [[gnu::always_inline]] inline void encode(std::uint32_t v) {
+    if (!try_extend(v)) [[unlikely]]
+      encode_decision(v);
+  }
+
+  /// encode(v)'s common case alone: when `v` extends the current match,
+  /// records it and returns true; otherwise changes nothing and returns
+  /// false (then call encode(v)).
+  [[gnu::always_inline]] inline bool try_extend(std::uint32_t v) {
     if (match_len_ - 1 < kMaxMatch - 1 && v == model_.at(match_slot_)) [[likely]] {
       ++match_len_;  // 1 <= match_len_ < kMaxMatch before: the match goes on
       ++match_slot_;
       model_.record(v);
-      return;
+      return true;
     }
-    encode_decision(v);
+    return false;
   }
 
   /// Emits the pending match and pads the last zero-elimination group with
@@ -276,6 +284,14 @@ class RawEncoder {
       store(static_cast<std::uint16_t>(0x8000 | (v >> 16)));
       store(static_cast<std::uint16_t>(v & 0xffff));
     }
+  }
+  /// encode(v) when `v` takes one word and the window has room: true;
+  /// otherwise changes nothing and returns false (then call encode(v)).
+  [[gnu::always_inline]] inline bool try_put(std::uint32_t v) {
+    if (static_cast<std::size_t>(out_.end - out_.cur) < 4 || v >= 0x8000) [[unlikely]]
+      return false;
+    store(static_cast<std::uint16_t>(v));
+    return true;
   }
   void finish() {}
   OutputWindow& window() { return out_; }
