@@ -56,21 +56,23 @@ void BM_AlternatingExcludedCalls(benchmark::State& state) {
 }
 BENCHMARK(BM_AlternatingExcludedCalls);
 
-void BM_CallPausedForThread(benchmark::State& state) {
-  if (parlot_pause != nullptr) parlot_pause();
+// Calls of the leaf between `pause` and `resume` (skipped when the runtime,
+// whose API they are, is not loaded).
+void paused_calls(benchmark::State& state, void (*pause)(), void (*resume)()) {
+  if (pause != nullptr) pause();
   int i = 0;
   for (auto _ : state) parlot_bench_leaf(i++);
-  if (parlot_resume != nullptr) parlot_resume();
+  if (resume != nullptr) resume();
   state.SetItemsProcessed(state.iterations());
+}
+
+void BM_CallPausedForThread(benchmark::State& state) {
+  paused_calls(state, parlot_pause, parlot_resume);
 }
 BENCHMARK(BM_CallPausedForThread);
 
 void BM_CallPausedForProcess(benchmark::State& state) {
-  if (parlot_pause_all != nullptr) parlot_pause_all();
-  int i = 0;
-  for (auto _ : state) parlot_bench_leaf(i++);
-  if (parlot_resume_all != nullptr) parlot_resume_all();
-  state.SetItemsProcessed(state.iterations());
+  paused_calls(state, parlot_pause_all, parlot_resume_all);
 }
 BENCHMARK(BM_CallPausedForProcess);
 

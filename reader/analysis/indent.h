@@ -1,12 +1,14 @@
 // Indentation of the lines of a call tree as parlot-read prints it (`trace`,
 // `stacks`): two spaces per level up to kMaxIndentDepth, then the spaces of
 // that depth and "[depth N] ", so the text of a thread that died of a stack
-// overflow grows linearly with its lines, not with their depth squared.
+// overflow grows linearly with its lines, not with their depth squared; and
+// the length of a run of nested frames those texts fold.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -15,6 +17,11 @@ namespace parlot::analysis {
 
 /// Deepest level indented by its own two spaces.
 inline constexpr std::uint32_t kMaxIndentDepth = 256;
+
+/// Shortest run of the same frame at successive depths (a deep recursion)
+/// that the texts fold into its first line, "... N more levels of ..." and
+/// its last line (`stacks`, the loop-level diff).
+inline constexpr std::size_t kFoldedRun = 4;
 
 /// Appends the indentation of a line at `depth` (0: none) to `out`, a
 /// std::string or fmt::memory_buffer.

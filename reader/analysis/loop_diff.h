@@ -49,13 +49,9 @@ struct LoopDiffOptions {
 std::vector<LoopDiffLine> diff_loops(const LoopSummary& left, const LoopSummary& right,
                                      const NameTable& names, const LoopDiffOptions& options = {});
 
-/// Runs of at least this many lines of the same text, each one level deeper
-/// (or shallower) than the last, are written as three lines.
-inline constexpr std::size_t kFoldedRun = 4;
-
 /// The lines as text, one per line: side mark, a space, the indentation of
 /// the depth (analysis/indent.h: two spaces per level, "[depth N] " beyond
-/// 256), the text. A run of kFoldedRun or more lines of the same text at
+/// 256), the text. A run of kFoldedRun (indent.h) or more lines of the same text at
 /// depths d, d+1, ... (or d, d-1, ...) gives its first line, "... N more
 /// levels of "TEXT"" one level inside, and its last line. "(loop summaries
 /// are equal)" for no line.

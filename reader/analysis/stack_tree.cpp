@@ -117,7 +117,7 @@ std::string StackTree::to_text(const NameTable& names, bool ranked) const {
       last = &child;
       ++levels;
     }
-    if (levels + 1 >= static_cast<int>(kFoldedStackRun)) {
+    if (levels + 1 >= static_cast<int>(kFoldedRun)) {
       append_indent(out, static_cast<std::uint32_t>(p.depth + 1));
       out += fmt::format("... {} more levels of {} {}\n", levels - 1, p.name, threads);
       todo.push_back({last, p.name, p.depth + levels, -1});

@@ -14,9 +14,6 @@
 
 namespace parlot::analysis {
 
-/// Shortest chain of one function's frames that StackTree::to_text() folds.
-inline constexpr std::size_t kFoldedStackRun = 4;
-
 /// Follows one thread's events and keeps its open call stack.
 class OpenStack {
  public:
@@ -66,7 +63,7 @@ class StackTree {
 
   /// Indented text: one line per node, "<name> [<count> threads: <ranges>]",
   /// below kMaxIndentDepth "[depth <d>] <name> [...]". A chain of at least
-  /// kFoldedStackRun nodes of one function for the same threads (a deep
+  /// kFoldedRun (indent.h) nodes of one function for the same threads (a deep
   /// recursion) prints as its first node, "... N more levels of <name>
   /// [...]" one level inside, and its last node at its own depth.
   /// `ranked`: see ThreadSet::to_string().

@@ -333,7 +333,7 @@ TEST(StackTreeTest, StackOverflowDepthIsWalkedWithoutRecursionAndFolded) {
           fmt::format("        ... {} more levels of r [2 threads: ranks 0-1]\n", kDepth - 4) +
           std::string(2 * StackTree::kMaxIndentDepth, ' ') + "[depth " + std::to_string(kDepth) +
           "] r [2 threads: ranks 0-1]\n");
-  // Shorter chains than kFoldedStackRun print every frame.
+  // Shorter chains than kFoldedRun print every frame.
   StackTree shallow;
   shallow.add({0, 0},
               {function_key("main"), function_key("r"), function_key("r"), function_key("r")});
