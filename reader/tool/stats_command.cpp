@@ -36,11 +36,8 @@ using CallStats = analysis::NamedCallStats;
 CallStats thread_stats(ThreadStream& stream, const ProcessFunctions& functions,
                        const analysis::NameTable& names) {
   analysis::CallCounts counts(functions.key.size());
-  for (auto batch = stream.next_calls(); !batch.empty(); batch = stream.next_calls()) {
-    for (const CallEvent& e : batch) {
-      if (e.kind == CallEvent::Kind::kEnter) counts.add(e.caller_id, e.function_id);
-    }
-  }
+  stream.for_each_entry(
+      [&counts](std::uint32_t caller, std::uint32_t callee) { counts.add(caller, callee); });
   // Names of the IDs seen, each made once.
   std::unordered_map<std::uint32_t, std::string> named;
   auto name = [&](std::uint32_t id) -> const std::string& {

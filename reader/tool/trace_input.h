@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -98,6 +99,36 @@ class ThreadStream final : public analysis::EventSource {
                 calls[i].depth};
     }
     return !calls.empty();
+  }
+  /// The rest of the stream's entries, as next_calls() gives them
+  /// (tracked, filtered: the nearest kept caller), one call of
+  /// `on_entry(caller_id, function_id)` each (caller 0 at the outermost
+  /// frame); exits are only tracked. Unfiltered, it reads the raw events
+  /// in one pass (CallStackTracker::for_each_entry). Throws FormatError as
+  /// next_calls(). Do not mix with next() or next_call() but after them.
+  template <class OnEntry>
+  void for_each_entry(OnEntry&& on_entry) {
+    if (filtering_) {
+      for (auto calls = next_calls(); !calls.empty(); calls = next_calls()) {
+        for (const CallEvent& c : calls) {
+          if (c.kind == CallEvent::Kind::kEnter) on_entry(c.caller_id, c.function_id);
+        }
+      }
+      return;
+    }
+    for (;;) {
+      if (pos_ == batch_.size()) {
+        batch_ = reader_.next_batch();
+        pos_ = 0;
+        if (batch_.empty()) return;
+      }
+      const std::size_t take = static_cast<std::size_t>(
+          std::min<std::uint64_t>(batch_.size() - pos_, program_events_ - consumed_));
+      if (take == 0) return;
+      tracker_.for_each_entry(batch_.data() + pos_, take, on_entry);
+      pos_ += take;
+      consumed_ += take;
+    }
   }
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
   /// The thread's marks, labels quoted and escaped (quoted_visible_text).

@@ -475,5 +475,45 @@ TEST(CallStackTracker, PushAllIsPushInABatch) {
   }
 }
 
+// CallStackTracker::for_each_entry gives each entry's caller and callee as
+// push() does, in batches that split calls, leaves the same open calls, and
+// raises the same errors at the same event index.
+TEST(CallStackTracker, ForEachEntryIsTheEntriesOfPush) {
+  const std::vector<std::uint32_t> ids = random_nested_ids(50000, 9, 5);
+  CallStackTracker one(9, "one"), batched(9, "batched");
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want, got;
+  for (const std::uint32_t id : ids) {
+    const CallEvent e = one.push(id);
+    if (e.kind == CallEvent::Kind::kEnter) want.emplace_back(e.caller_id, e.function_id);
+  }
+  for (std::size_t at = 0; at < ids.size(); at += 777) {
+    batched.for_each_entry(
+        ids.data() + at, std::min<std::size_t>(777, ids.size() - at),
+        [&](std::uint32_t caller, std::uint32_t callee) { got.emplace_back(caller, callee); });
+  }
+  EXPECT_GT(want.size(), 10000u);
+  EXPECT_EQ(got, want);
+  EXPECT_GT(one.open_calls().size(), 0u);
+  EXPECT_TRUE(std::ranges::equal(batched.open_calls(), one.open_calls()));
+
+  auto nothing = [](std::uint32_t, std::uint32_t) {};
+  CallStackTracker bad(9, "bad");
+  const std::uint32_t unbalanced[] = {1, 0, 0, 2};
+  try {
+    bad.for_each_entry(unbalanced, 4, nothing);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 2u);
+  }
+  CallStackTracker unknown(9, "unknown");
+  const std::uint32_t beyond[] = {1, 2, 10};
+  try {
+    unknown.for_each_entry(beyond, 3, nothing);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace parlot::analysis
