@@ -82,6 +82,9 @@ class LzModel {
     hash_ = hash_of(0, 0, 0);
   }
 
+  /// Same history, table, context and position (tests of catch_up()).
+  bool operator==(const LzModel&) const = default;
+
   /// Events recorded so far (mod 2^32).
   std::uint32_t position() const { return pos_; }
   /// History slot predicted to hold the next event (from the last 3 events).
@@ -120,6 +123,53 @@ class LzModel {
     pos_ = pos;
     hash_ = h;
     return slot;
+  }
+
+  /// record(v)'s history part alone: stores `v` and advances the position;
+  /// the context table and the context (what predicted_slot() reads) stay
+  /// as they were until catch_up(). For an encoder inside a match, whose
+  /// events need no prediction until the match ends (issue 12: the hot
+  /// path's store, shifts and hash move to the match's end, in a loop).
+  [[gnu::always_inline]] inline void append(std::uint32_t v) {
+    history_[pos_ & kHistoryMask] = v;
+    ++pos_;
+  }
+
+  /// Brings the table and the context up to date after the last `n`
+  /// events were append()ed (n < 1 << kHistoryBits): the state is then
+  /// exactly as if they had been record()ed.
+  ///
+  /// `period` (0: none): the n events are a match copied from `period`
+  /// positions back (each equals the event `period` before it) and the
+  /// events up to 3 before them too (3 <= the match's record()ed events
+  /// + period). Then the context before each of the n events but the last
+  /// `period` recurs `period` events later, whose table store overwrites
+  /// its own: only the last `period` events are replayed, their context
+  /// read from the history. The same table, fewer stores and hashes on
+  /// a long match of a short loop.
+  void catch_up(std::uint32_t n, std::uint32_t period = 0) {
+    std::uint32_t p = pos_ - n;
+    std::uint32_t c1 = c1_, c2 = c2_, c3 = c3_, h = hash_;
+    const std::uint32_t* __restrict history = history_.data();
+    if (period != 0 && n > period + 3) {
+      p = pos_ - period;
+      c1 = history[(p - 1) & kHistoryMask];
+      c2 = history[(p - 2) & kHistoryMask];
+      c3 = history[(p - 3) & kHistoryMask];
+      h = hash_of(c1, c2, c3);
+    }
+    std::uint16_t* __restrict table = table_.data();
+    for (; p != pos_; ++p) {
+      table[h] = static_cast<std::uint16_t>(p & kHistoryMask);
+      c3 = c2;
+      c2 = c1;
+      c1 = history[p & kHistoryMask];
+      h = hash_of(c1, c2, c3);
+    }
+    c1_ = c1;
+    c2_ = c2;
+    c3_ = c3;
+    hash_ = h;
   }
 
   [[gnu::always_inline]] inline void record(std::uint32_t v) {

@@ -798,10 +798,10 @@ class Encoder {
   /// false (then call encode(v)). For a caller that keeps its out-of-line
   /// work in tail calls (the runtime's hooks).
   [[gnu::always_inline]] inline bool try_extend(std::uint32_t v) {
-    if (match_len_ - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot_)) [[likely]] {
+    if (match_len_ - 1 < append_cap_ && v == model_.lz.at(match_slot_)) [[likely]] {
       ++match_len_;
       ++match_slot_;
-      model_.lz.record(v);
+      model_.lz.append(v);  // the LZ table catches up at the match's end
       return true;
     }
     return false;
@@ -849,8 +849,30 @@ class Encoder {
     out_.cur = rc_.out();
   }
 
+  // The LZ table and context of the match's events that try_extend only
+  // append()ed (LzModel::append: the table is read only at a decision):
+  // before anything reads them or the match length resets.
+  // The match copies from `period` events back (at most the ring); its
+  // first recorded_len_ events were record()ed. LzModel::catch_up's
+  // condition on the events before the match: recorded_len_ + period >= 3.
+  void catch_up_match() {
+    const std::uint32_t period = (model_.lz.position() - match_slot_) & LzModel::kHistoryMask;
+    model_.lz.catch_up(match_len_ - recorded_len_, recorded_len_ + period >= 3 ? period : 0);
+  }
+
+  // The match's first `len` events are record()ed (its first, or after a
+  // catch-up): try_extend may append up to kAppendMax more, as the history
+  // ring must still hold them at the catch-up, and the match up to
+  // kMaxMatch.
+  void set_recorded_len(std::uint32_t len) {
+    recorded_len_ = len;
+    append_cap_ = std::min(kMaxMatch, len + kAppendMax) - 1;
+  }
+  static constexpr std::uint32_t kAppendMax = LzModel::kHistoryMask;
+
   // A match with no literal after it (cut at kMaxMatch or at a segment end).
   void code_cut_match() {
+    catch_up_match();
     EncodeBits bits{rc_};
     code_length(bits, model_.rank, token_ctx_, match_len_, *slot_);
     seg_events_ += match_len_;
@@ -871,6 +893,16 @@ class Encoder {
   }
 
   [[gnu::noinline]] void encode_decision(std::uint32_t v) {
+    if (match_len_ - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot_)) {
+      // The match goes on, but try_extend appended all it may: catch up
+      // (as try_extend, no flush check here).
+      catch_up_match();
+      ++match_len_;
+      ++match_slot_;
+      model_.lz.record(v);
+      set_recorded_len(match_len_);
+      return;
+    }
     const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
     if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len_ >= kMaxSegmentEvents)
         [[unlikely]] {
@@ -879,6 +911,7 @@ class Encoder {
     if (match_len_ != 0) {
       if (match_len_ != kMaxMatch) {
         // The match ended on a mismatch: its length, then the literal.
+        catch_up_match();
         code_token_literal(match_len_, v);
         match_len_ = 0;
         model_.lz.record(v);
@@ -893,6 +926,7 @@ class Encoder {
     if (model_.lz.at(slot) == v) {
       match_len_ = 1;
       match_slot_ = slot + 1;
+      set_recorded_len(1);
     } else {
       code_token_literal(0, v);
     }
@@ -909,6 +943,8 @@ class Encoder {
   unsigned token_ctx_ = 0;           // length context of the open token
   std::uint32_t match_len_ = 0;
   std::uint32_t match_slot_ = 0;
+  std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)
+  std::uint32_t append_cap_ = 0;    // try_extend appends while match_len_ - 1 < this
 };
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each

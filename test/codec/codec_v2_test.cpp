@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -415,6 +416,77 @@ TEST(CodecV2, BytesOfLongMatchesAreThoseOfFormatVersion3) {
   long_sink.drain(enc.window());
   EXPECT_EQ(long_sink.bytes.size(), 21u);
   EXPECT_EQ(fnv_of(long_sink.bytes), 9379394714775903593ull);
+}
+
+// LzModel::append() then catch_up(n, period) leaves the model exactly as
+// record() of each event: matches copied from `period` back (1, 2, 3, 7,
+// 64, 5000 and the ring's size), long enough for catch_up to replay only
+// the last period, after 1 or 2 record()ed events, on fresh and wrapped
+// histories, and with period 0 (everything replayed).
+TEST(LzModelCatchUp, AppendThenCatchUpIsRecord) {
+  std::mt19937 rng(7);
+  for (const std::uint32_t period : {1u, 2u, 3u, 7u, 64u, 5000u, 65535u}) {
+    for (const std::uint32_t recorded : {1u, 2u}) {
+      auto full = std::make_unique<parlot::codec::LzModel>();
+      auto lazy = std::make_unique<parlot::codec::LzModel>();
+      std::vector<std::uint32_t> events;
+      for (int round = 0; round < 3; ++round) {
+        // Arbitrary events (recorded by both), then a match copying from
+        // `period` back: `recorded` record()ed, the rest append()ed.
+        const std::uint32_t before = std::max(round == 1 ? 70000u : 40u, period + 3);
+        for (std::uint32_t i = 0; i < before; ++i) {
+          const std::uint32_t v = rng() % 5;
+          events.push_back(v);
+          full->record(v);
+          lazy->record(v);
+        }
+        const std::uint32_t len = std::min<std::uint32_t>(3 * period + 11, 65535 + recorded);
+        for (std::uint32_t i = 0; i < len; ++i) {
+          const std::uint32_t v = events[events.size() - period];
+          events.push_back(v);
+          full->record(v);
+          if (i < recorded) {
+            lazy->record(v);
+          } else {
+            lazy->append(v);
+          }
+        }
+        const std::uint32_t use = recorded + period >= 3 && period < 65536 ? period : 0;
+        lazy->catch_up(len - recorded, use);
+        ASSERT_TRUE(*lazy == *full)
+            << "period " << period << " recorded " << recorded << " round " << round;
+      }
+      // Period 0: every appended event replayed.
+      for (std::uint32_t i = 0; i < 1000; ++i) {
+        const std::uint32_t v = rng() % 9;
+        full->record(v);
+        lazy->append(v);
+      }
+      lazy->catch_up(1000);
+      EXPECT_TRUE(*lazy == *full) << "period " << period;
+    }
+  }
+}
+
+// Matches longer than the history ring: runs of one event after a literal
+// (a match from 1 back after one record()ed event, which LzModel::catch_up
+// replays whole) of 200,000 events, so that try_extend stops appending at
+// Encoder::kAppendMax and the encoder catches up inside the match, several
+// times per match. The stream decodes, and its matches stay long.
+TEST(CodecV2, MatchesLongerThanTheRingRoundTrip) {
+  std::vector<std::uint32_t> events;
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    events.push_back(2000 + i);
+    events.insert(events.end(), 200000, 7);
+    events.push_back(0);
+  }
+  VectorSink sink(4096);
+  V2Encoder enc(sink, sink.fresh());
+  for (const std::uint32_t v : events) enc.encode(v);
+  enc.finish();
+  sink.drain(enc.window());
+  EXPECT_LT(sink.bytes.size(), 200u);
+  EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 4093) == events);
 }
 
 // Decodes a stream block by block with decoder `d` (not reset here).
