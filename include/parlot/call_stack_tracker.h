@@ -61,6 +61,43 @@ class CallStackTracker {
   /// results and errors, with the stack in registers (the batch loop of
   /// `stats` and `classes`). `out` may not alias `ids`.
   void push_all(const std::uint32_t* ids, std::size_t n, CallEvent* out) {
+    track(
+        ids, n,
+        [out](std::size_t i, std::uint32_t caller, std::uint32_t id, std::size_t depth) {
+          out[i] = {CallEvent::Kind::kEnter, id, static_cast<std::uint32_t>(depth), caller};
+        },
+        [out](std::size_t i, std::uint32_t caller, std::uint32_t id, std::size_t depth) {
+          out[i] = {CallEvent::Kind::kExit, id, static_cast<std::uint32_t>(depth), caller};
+        });
+  }
+
+  /// The entries among the `n` events at `ids`, as push_all() tracks them
+  /// (the same checks and errors), without materialising CallEvents: calls
+  /// `on_entry(caller_id, function_id)` for each entry (caller 0 at depth
+  /// 0). For views that only count entries (`stats`: issue 12 §3, one pass
+  /// instead of 16 bytes written and read again per event).
+  template <class OnEntry>
+  void for_each_entry(const std::uint32_t* ids, std::size_t n, OnEntry&& on_entry) {
+    track(
+        ids, n,
+        [&on_entry](std::size_t, std::uint32_t caller, std::uint32_t id, std::size_t) {
+          on_entry(caller, id);
+        },
+        [](std::size_t, std::uint32_t, std::uint32_t, std::size_t) {});
+  }
+
+  /// Calls still open (innermost last).
+  const std::vector<std::uint32_t>& open_calls() const { return stack_; }
+
+ private:
+  std::uint32_t caller() const { return stack_.empty() ? 0 : stack_.back(); }
+
+  // The batch loop of push_all() and for_each_entry(): for event i, an
+  // entry calls on_entry(i, caller, function, depth of its frame) and an
+  // exit on_exit(i, caller, function left, depth of its frame); caller 0 at
+  // depth 0. The stack stays in registers; errors as push().
+  template <class OnEntry, class OnExit>
+  void track(const std::uint32_t* ids, std::size_t n, OnEntry&& on_entry, OnExit&& on_exit) {
     std::size_t depth = stack_.size();
     stack_.resize(depth + n);  // room for n entries: no growth in the loop
     std::uint32_t* const st = stack_.data();
@@ -74,62 +111,20 @@ class CallStackTracker {
           unbalanced_exit();
         }
         --depth;
-        out[i] = {CallEvent::Kind::kExit, st[depth], static_cast<std::uint32_t>(depth),
-                  depth == 0 ? 0 : st[depth - 1]};
+        on_exit(i, depth == 0 ? 0 : st[depth - 1], st[depth], depth);
       } else {
         if ((function_count_ != 0 && id > function_count_) || depth == kMaxDepth) [[unlikely]] {
           stack_.resize(depth);
           index_ = first + i + 1;
           bad_entry(id);
         }
-        out[i] = {CallEvent::Kind::kEnter, id, static_cast<std::uint32_t>(depth),
-                  depth == 0 ? 0 : st[depth - 1]};
+        on_entry(i, depth == 0 ? 0 : st[depth - 1], id, depth);
         st[depth++] = id;
       }
     }
     stack_.resize(depth);
     index_ = first + n;
   }
-
-  /// The entries among the `n` events at `ids`, as push_all() tracks them
-  /// (the same checks and errors), without materialising CallEvents: calls
-  /// `on_entry(caller_id, function_id)` for each entry (caller 0 at depth
-  /// 0). For views that only count entries (`stats`: issue 12 §3, one pass
-  /// instead of 16 bytes written and read again per event).
-  template <class OnEntry>
-  void for_each_entry(const std::uint32_t* ids, std::size_t n, OnEntry&& on_entry) {
-    std::size_t depth = stack_.size();
-    stack_.resize(depth + n);
-    std::uint32_t* const st = stack_.data();
-    const std::uint64_t first = index_;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t id = ids[i];
-      if (id == 0) {
-        if (depth == 0) [[unlikely]] {
-          stack_.resize(0);
-          index_ = first + i + 1;
-          unbalanced_exit();
-        }
-        --depth;
-        continue;
-      }
-      if ((function_count_ != 0 && id > function_count_) || depth == kMaxDepth) [[unlikely]] {
-        stack_.resize(depth);
-        index_ = first + i + 1;
-        bad_entry(id);
-      }
-      on_entry(depth == 0 ? 0 : st[depth - 1], id);
-      st[depth++] = id;
-    }
-    stack_.resize(depth);
-    index_ = first + n;
-  }
-
-  /// Calls still open (innermost last).
-  const std::vector<std::uint32_t>& open_calls() const { return stack_; }
-
- private:
-  std::uint32_t caller() const { return stack_.empty() ? 0 : stack_.back(); }
 
   [[noreturn, gnu::cold, gnu::noinline]] void unbalanced_exit() const {
     throw FormatError(file_, index_ - 1,

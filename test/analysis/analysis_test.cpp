@@ -421,6 +421,30 @@ TEST(CallCounts, CountsEveryEdgeAsAMapDoes) {
   EXPECT_EQ(got, expected);
 }
 
+// `track(tracker, ids, n)` (a batch call of the tracker) raises the error
+// push() raises, at the same event index: an exit with no open call
+// ({1, 0, 0, 2}: event 2) and an unknown function ID ({1, 2, 10}, 9
+// functions: event 2).
+template <class Track>
+void expect_batch_errors(Track track) {
+  CallStackTracker bad(9, "bad");
+  const std::uint32_t unbalanced[] = {1, 0, 0, 2};
+  try {
+    track(bad, unbalanced, 4);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 2u);
+  }
+  CallStackTracker unknown(9, "unknown");
+  const std::uint32_t beyond[] = {1, 2, 10};
+  try {
+    track(unknown, beyond, 3);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 2u);
+  }
+}
+
 // CallStackTracker::push_all and push() give the events a plain stack gives,
 // and the same error at the same event index for an exit with no open call
 // and an unknown function ID.
@@ -456,23 +480,10 @@ TEST(CallStackTracker, PushAllIsPushInABatch) {
   EXPECT_TRUE(std::ranges::equal(one.open_calls(), open));
   EXPECT_TRUE(std::ranges::equal(batched.open_calls(), open));
 
-  CallStackTracker bad(9, "bad");
-  const std::uint32_t unbalanced[] = {1, 0, 0, 2};
-  CallEvent sink[4];
-  try {
-    bad.push_all(unbalanced, 4, sink);
-    FAIL() << "no error";
-  } catch (const FormatError& e) {
-    EXPECT_EQ(e.offset(), 2u);
-  }
-  CallStackTracker unknown(9, "unknown");
-  const std::uint32_t beyond[] = {1, 2, 10};
-  try {
-    unknown.push_all(beyond, 3, sink);
-    FAIL() << "no error";
-  } catch (const FormatError& e) {
-    EXPECT_EQ(e.offset(), 2u);
-  }
+  expect_batch_errors([](CallStackTracker& t, const std::uint32_t* ids, std::size_t n) {
+    CallEvent sink[4];
+    t.push_all(ids, n, sink);
+  });
 }
 
 // CallStackTracker::for_each_entry gives each entry's caller and callee as
@@ -496,23 +507,9 @@ TEST(CallStackTracker, ForEachEntryIsTheEntriesOfPush) {
   EXPECT_GT(one.open_calls().size(), 0u);
   EXPECT_TRUE(std::ranges::equal(batched.open_calls(), one.open_calls()));
 
-  auto nothing = [](std::uint32_t, std::uint32_t) {};
-  CallStackTracker bad(9, "bad");
-  const std::uint32_t unbalanced[] = {1, 0, 0, 2};
-  try {
-    bad.for_each_entry(unbalanced, 4, nothing);
-    FAIL() << "no error";
-  } catch (const FormatError& e) {
-    EXPECT_EQ(e.offset(), 2u);
-  }
-  CallStackTracker unknown(9, "unknown");
-  const std::uint32_t beyond[] = {1, 2, 10};
-  try {
-    unknown.for_each_entry(beyond, 3, nothing);
-    FAIL() << "no error";
-  } catch (const FormatError& e) {
-    EXPECT_EQ(e.offset(), 2u);
-  }
+  expect_batch_errors([](CallStackTracker& t, const std::uint32_t* ids, std::size_t n) {
+    t.for_each_entry(ids, n, [](std::uint32_t, std::uint32_t) {});
+  });
 }
 
 }  // namespace
