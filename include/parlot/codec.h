@@ -27,6 +27,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,11 @@
 #include <memory>
 
 #include "parlot/format.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define PARLOT_CODEC_AVX2 1
+#endif
 
 namespace parlot::codec {
 
@@ -149,16 +155,18 @@ class LzModel {
   /// a long match of a short loop.
   void catch_up(std::uint32_t n, std::uint32_t period = 0) {
     std::uint32_t p = pos_ - n;
-    std::uint32_t c1 = c1_, c2 = c2_, c3 = c3_, h = hash_;
+    if (period != 0 && n > period + 3) p = pos_ - period;
+    if (p == pos_) return;
+    // The context before position q is always the history's 3 events
+    // before q (record() keeps c1_ = the event at pos_ - 1, ...; the
+    // history starts zeroed like the context): replays read it there.
+    p = table_stores_avx2(p);
     const std::uint32_t* __restrict history = history_.data();
-    if (period != 0 && n > period + 3) {
-      p = pos_ - period;
-      c1 = history[(p - 1) & kHistoryMask];
-      c2 = history[(p - 2) & kHistoryMask];
-      c3 = history[(p - 3) & kHistoryMask];
-      h = hash_of(c1, c2, c3);
-    }
     std::uint16_t* __restrict table = table_.data();
+    std::uint32_t c1 = history[(p - 1) & kHistoryMask];
+    std::uint32_t c2 = history[(p - 2) & kHistoryMask];
+    std::uint32_t c3 = history[(p - 3) & kHistoryMask];
+    std::uint32_t h = hash_of(c1, c2, c3);
     for (; p != pos_; ++p) {
       table[h] = static_cast<std::uint16_t>(p & kHistoryMask);
       c3 = c2;
@@ -184,10 +192,67 @@ class LzModel {
   }
 
  private:
+  static constexpr std::uint32_t kHashA = 0x9e3779b1u, kHashB = 0x85ebca77u, kHashC = 0xc2b2ae3du,
+                                 kHashMix = 0x2c1b3c6du;
   static std::uint32_t hash_of(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-    const std::uint32_t x = a * 0x9e3779b1u ^ b * 0x85ebca77u ^ c * 0xc2b2ae3du;
-    return (x ^ (x >> 15)) * 0x2c1b3c6du >> (32 - kTableBits);
+    const std::uint32_t x = a * kHashA ^ b * kHashB ^ c * kHashC;
+    return (x ^ (x >> 15)) * kHashMix >> (32 - kTableBits);
   }
+
+  // catch_up()'s table stores for positions p, p + 1, ... (before pos_),
+  // 8 at a time with AVX2 (the 4 multiplies of each context hash in
+  // vector lanes, the stores in order) while 8 remain and their contexts
+  // do not wrap the ring; returns the first position not done. Without
+  // AVX2 (the CPU's or the compiler's) returns p.
+  std::uint32_t table_stores_avx2(std::uint32_t p) {
+#ifdef PARLOT_CODEC_AVX2
+    if (pos_ - p < 16 || !cpu_has_avx2()) return p;
+    return table_stores_8(history_.data(), table_.data(), p, pos_);
+#else
+    return p;
+#endif
+  }
+
+#ifdef PARLOT_CODEC_AVX2
+  // True when the CPU runs AVX2 (cpuid once; racy first calls compute the
+  // same answer). No lock, no syscall: callable inside the runtime's hooks.
+  static bool cpu_has_avx2() {
+    static std::atomic<int> known{-1};
+    int k = known.load(std::memory_order_relaxed);
+    if (k < 0) {
+      __builtin_cpu_init();
+      k = __builtin_cpu_supports("avx2") ? 1 : 0;
+      known.store(k, std::memory_order_relaxed);
+    }
+    return k != 0;
+  }
+
+  [[gnu::target("avx2")]] static std::uint32_t table_stores_8(const std::uint32_t* history,
+                                                              std::uint16_t* table, std::uint32_t p,
+                                                              std::uint32_t end) {
+    const __m256i ka = _mm256_set1_epi32(static_cast<int>(kHashA));
+    const __m256i kb = _mm256_set1_epi32(static_cast<int>(kHashB));
+    const __m256i kc = _mm256_set1_epi32(static_cast<int>(kHashC));
+    const __m256i km = _mm256_set1_epi32(static_cast<int>(kHashMix));
+    alignas(32) std::uint32_t h[8];
+    while (end - p >= 8) {
+      const std::uint32_t s = p & kHistoryMask;
+      if (s < 3 || s > kHistoryMask + 1 - 8) break;  // the 11 events would wrap the ring
+      const auto* at = history + s;
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at - 1));
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at - 2));
+      const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at - 3));
+      __m256i x = _mm256_xor_si256(_mm256_mullo_epi32(a, ka), _mm256_mullo_epi32(b, kb));
+      x = _mm256_xor_si256(x, _mm256_mullo_epi32(c, kc));
+      x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+      x = _mm256_srli_epi32(_mm256_mullo_epi32(x, km), 32 - kTableBits);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(h), x);
+      for (unsigned i = 0; i < 8; ++i) table[h[i]] = static_cast<std::uint16_t>(s + i);
+      p += 8;
+    }
+    return p;
+  }
+#endif
 
   std::array<std::uint32_t, 1u << kHistoryBits> history_;
   std::array<std::uint16_t, 1u << kTableBits> table_;

@@ -466,6 +466,27 @@ TEST(LzModelCatchUp, AppendThenCatchUpIsRecord) {
       EXPECT_TRUE(*lazy == *full) << "period " << period;
     }
   }
+  // Catch-ups of 9 to 1000 events that start just before, at and after the
+  // ring's end (the 8-event blocks of LzModel's AVX2 path stop there).
+  auto full = std::make_unique<parlot::codec::LzModel>();
+  auto lazy = std::make_unique<parlot::codec::LzModel>();
+  constexpr std::uint32_t kRing = parlot::codec::LzModel::kHistoryMask + 1;
+  for (const std::uint32_t before_end : {500u, 11u, 8u, 3u, 2u, 1u, 0u, kRing - 1, kRing - 2}) {
+    for (const std::uint32_t n : {9u, 16u, 17u, 1000u}) {
+      while ((full->position() + before_end) % kRing != 0) {
+        const std::uint32_t v = rng() % 7;
+        full->record(v);
+        lazy->record(v);
+      }
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t v = rng() % 7;
+        full->record(v);
+        lazy->append(v);
+      }
+      lazy->catch_up(n);
+      ASSERT_TRUE(*lazy == *full) << before_end << " before the ring's end, " << n << " events";
+    }
+  }
 }
 
 // Matches longer than the history ring: runs of one event after a literal
