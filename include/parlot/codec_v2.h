@@ -850,11 +850,11 @@ class Encoder {
   }
 
   // The LZ table and context of the match's events that try_extend only
-  // append()ed (LzModel::append: the table is read only at a decision):
-  // before anything reads them or the match length resets.
-  // The match copies from `period` events back (at most the ring); its
-  // first recorded_len_ events were record()ed. LzModel::catch_up's
-  // condition on the events before the match: recorded_len_ + period >= 3.
+  // append()ed (LzModel::append: the table is read only at a decision),
+  // before anything reads them or the match length resets. The match
+  // copies from `period` events back (at most the ring) and its first
+  // recorded_len_ events were record()ed: LzModel::catch_up may replay only
+  // the last period when recorded_len_ + period >= 3.
   void catch_up_match() {
     const std::uint32_t period = (model_.lz.position() - match_slot_) & LzModel::kHistoryMask;
     model_.lz.catch_up(match_len_ - recorded_len_, recorded_len_ + period >= 3 ? period : 0);
