@@ -125,26 +125,16 @@ std::span<const CallEvent> ThreadStream::next_calls() {
   CallEvent* const out = calls_.data();
   std::size_t n = 0;
   while (n == 0) {
-    if (pos_ == batch_.size()) {
-      batch_ = reader_.next_batch();
-      pos_ = 0;
-      if (batch_.empty()) break;
-    }
-    // Raw events of this batch still before the closing exits, at most what
-    // fits.
-    const std::size_t take = static_cast<std::size_t>(
-        std::min<std::uint64_t>({batch_.size() - pos_, program_events_ - consumed_, kCallBatch}));
-    if (take == 0) break;
-    const std::uint32_t* in = batch_.data() + pos_;
-    tracker_.push_all(in, take, out);
+    const std::span<const std::uint32_t> in = raw_ahead(kCallBatch);  // at most what fits
+    if (in.empty()) break;
+    tracker_.push_all(in.data(), in.size(), out);
     if (!filtering_) {
-      n = take;
+      n = in.size();
     } else {
       // In place: out[n] is at or before out[i].
-      for (std::size_t i = 0; i < take; ++i) n += filter_.push(out[i], out[n]);
+      for (std::size_t i = 0; i < in.size(); ++i) n += filter_.push(out[i], out[n]);
     }
-    pos_ += take;
-    consumed_ += take;
+    consume_raw(in.size());
   }
   return {out, n};
 }

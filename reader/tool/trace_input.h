@@ -10,6 +10,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -116,18 +117,10 @@ class ThreadStream final : public analysis::EventSource {
       }
       return;
     }
-    for (;;) {
-      if (pos_ == batch_.size()) {
-        batch_ = reader_.next_batch();
-        pos_ = 0;
-        if (batch_.empty()) return;
-      }
-      const std::size_t take = static_cast<std::size_t>(
-          std::min<std::uint64_t>(batch_.size() - pos_, program_events_ - consumed_));
-      if (take == 0) return;
-      tracker_.for_each_entry(batch_.data() + pos_, take, on_entry);
-      pos_ += take;
-      consumed_ += take;
+    constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
+    for (auto in = raw_ahead(kAll); !in.empty(); in = raw_ahead(kAll)) {
+      tracker_.for_each_entry(in.data(), in.size(), on_entry);
+      consume_raw(in.size());
     }
   }
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
@@ -136,6 +129,24 @@ class ThreadStream final : public analysis::EventSource {
   std::uint64_t last_index() const override { return consumed_ - 1; }
 
  private:
+  // The next raw events still before the closing exits, at most `most`
+  // (> 0), from the current batch (the next one once it is used up); empty
+  // at the end. They stay unconsumed until consume_raw(their count), so
+  // that an error while tracking them leaves last_index() as it was.
+  std::span<const std::uint32_t> raw_ahead(std::size_t most) {
+    if (pos_ == batch_.size()) {
+      batch_ = reader_.next_batch();
+      pos_ = 0;
+    }
+    const auto take = static_cast<std::size_t>(
+        std::min<std::uint64_t>({batch_.size() - pos_, program_events_ - consumed_, most}));
+    return {batch_.data() + pos_, take};
+  }
+  void consume_raw(std::size_t n) {
+    pos_ += n;
+    consumed_ += n;
+  }
+
   ThreadEventReader reader_;
   CallStackTracker tracker_;
   analysis::FilterStage filter_;
