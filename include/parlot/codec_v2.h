@@ -798,9 +798,10 @@ class Encoder {
   /// false (then call encode(v)). For a caller that keeps its out-of-line
   /// work in tail calls (the runtime's hooks).
   [[gnu::always_inline]] inline bool try_extend(std::uint32_t v) {
-    if (match_len_ - 1 < append_cap_ && v == model_.lz.at(match_slot_)) [[likely]] {
-      ++match_len_;
-      ++match_slot_;
+    // One position, one stored distance: the match's length and slot
+    // follow from the position (issue 12: two stores fewer per event).
+    const std::uint32_t pos = model_.lz.position();
+    if (pos != fast_end_ && v == model_.lz.at(pos - distance_)) [[likely]] {
       model_.lz.append(v);  // the LZ table catches up at the match's end
       return true;
     }
@@ -822,7 +823,7 @@ class Encoder {
 
   OutputWindow& window() { return out_; }
   /// Events encoded but still held in the pending match (not yet in output).
-  std::uint32_t pending_match() const { return match_len_; }
+  std::uint32_t pending_match() const { return match_len(); }
   /// Events coded in the open segment (not decodable before flush()).
   std::uint64_t segment_events() const { return seg_events_; }
 
@@ -834,7 +835,7 @@ class Encoder {
   }
 
   void end_segment() {
-    if (match_len_ != 0) {
+    if (in_match_) {
       code_cut_match();
     }
     if (seg_events_ == 0) {
@@ -856,8 +857,20 @@ class Encoder {
   // recorded_len_ events were record()ed: LzModel::catch_up may replay only
   // the last period when recorded_len_ + period >= 3.
   void catch_up_match() {
-    const std::uint32_t period = (model_.lz.position() - match_slot_) & LzModel::kHistoryMask;
-    model_.lz.catch_up(match_len_ - recorded_len_, recorded_len_ + period >= 3 ? period : 0);
+    const std::uint32_t period = distance_ & LzModel::kHistoryMask;
+    model_.lz.catch_up(match_len() - recorded_len_, recorded_len_ + period >= 3 ? period : 0);
+  }
+
+  // Events in the open match (0: none): from its first event's position.
+  std::uint32_t match_len() const { return in_match_ ? model_.lz.position() - match_start_ : 0; }
+  // History slot predicted to hold the next event of the match (and, at a
+  // decision, of the candidate it was compared with).
+  std::uint32_t match_slot() const { return model_.lz.position() - distance_; }
+  // No match open: try_extend fails at once (its position is fast_end_).
+  // After every change of position outside try_extend.
+  void end_match() {
+    in_match_ = false;
+    fast_end_ = model_.lz.position();
   }
 
   // The match's first `len` events are record()ed (its first, or after a
@@ -866,7 +879,7 @@ class Encoder {
   // kMaxMatch.
   void set_recorded_len(std::uint32_t len) {
     recorded_len_ = len;
-    append_cap_ = std::min(kMaxMatch, len + kAppendMax) - 1;
+    fast_end_ = match_start_ + std::min(kMaxMatch, len + kAppendMax);
   }
   static constexpr std::uint32_t kAppendMax = LzModel::kHistoryMask;
 
@@ -874,9 +887,10 @@ class Encoder {
   void code_cut_match() {
     catch_up_match();
     EncodeBits bits{rc_};
-    code_length(bits, model_.rank, token_ctx_, match_len_, *slot_);
-    seg_events_ += match_len_;
-    match_len_ = 0;
+    const std::uint32_t len = match_len();
+    code_length(bits, model_.rank, token_ctx_, len, *slot_);
+    seg_events_ += len;
+    end_match();
     model_.rank.len_ctx = 2;
   }
 
@@ -885,7 +899,7 @@ class Encoder {
     RankModel& r = model_.rank;
     code_length(bits, r, token_ctx_, len, *slot_);
     unsigned kind = 0;
-    code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot_),
+    code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot()),
                  model_.after_exit(), v, kind);
     if (v > r.max_id) r.max_id = v;
     r.len_ctx = (len == 0 ? 3 : 0) + (kind < 2 ? kind : 2);
@@ -893,44 +907,46 @@ class Encoder {
   }
 
   [[gnu::noinline]] void encode_decision(std::uint32_t v) {
-    if (match_len_ - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot_)) {
+    if (const std::uint32_t len = match_len();
+        len - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot())) {
       // The match goes on, but try_extend appended all it may: catch up
       // (as try_extend, no flush check here).
       catch_up_match();
-      ++match_len_;
-      ++match_slot_;
       model_.lz.record(v);
-      set_recorded_len(match_len_);
+      set_recorded_len(len + 1);
       return;
     }
     const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
-    if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len_ >= kMaxSegmentEvents)
+    if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len() >= kMaxSegmentEvents)
         [[unlikely]] {
-      flush();
+      flush();  // codes an open match as cut
     }
-    if (match_len_ != 0) {
-      if (match_len_ != kMaxMatch) {
+    if (const std::uint32_t len = match_len(); len != 0) {
+      if (len != kMaxMatch) {
         // The match ended on a mismatch: its length, then the literal.
         catch_up_match();
-        code_token_literal(match_len_, v);
-        match_len_ = 0;
+        code_token_literal(len, v);
         model_.lz.record(v);
+        end_match();
         return;
       }
       code_cut_match();
     }
+    const std::uint32_t pos = model_.lz.position();
     const std::uint32_t slot = model_.lz.predicted_slot();
-    match_slot_ = slot;
+    distance_ = pos - slot;  // match_slot() is now `slot`
     slot_ = &model_.candidates();
     token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
     if (model_.lz.at(slot) == v) {
-      match_len_ = 1;
-      match_slot_ = slot + 1;
+      in_match_ = true;
+      match_start_ = pos;
+      model_.lz.record(v);
       set_recorded_len(1);
-    } else {
-      code_token_literal(0, v);
+      return;
     }
+    code_token_literal(0, v);
     model_.lz.record(v);
+    end_match();
   }
 
   Sink& sink_;
@@ -941,10 +957,15 @@ class Encoder {
   std::uint64_t seg_events_ = 0;
   RankModel::Slot* slot_ = nullptr;  // structural context of the decision point
   unsigned token_ctx_ = 0;           // length context of the open token
-  std::uint32_t match_len_ = 0;
-  std::uint32_t match_slot_ = 0;
+  // The open match: its first event's position and how far back it copies
+  // from (position - slot). try_extend appends while the position is not
+  // fast_end_: the match's cap (kMaxMatch; kAppendMax past its record()ed
+  // events), or the position itself when no match is open.
+  std::uint32_t fast_end_ = 0;
+  std::uint32_t distance_ = 0;
+  std::uint32_t match_start_ = 0;
   std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)
-  std::uint32_t append_cap_ = 0;    // try_extend appends while match_len_ - 1 < this
+  bool in_match_ = false;
 };
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each
