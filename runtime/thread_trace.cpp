@@ -156,7 +156,9 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
   events_before_countdown_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
-  flush_countdown_ = countdown_start_ = countdown_period_;
+  countdown_start_ = countdown_period_;
+  in_put_ = 0;
+  set_countdown(countdown_period_, false);
   flush_check_left_ = kFlushCheckEvents;
   last_flush_ns_ = monotonic_ns();
   side_used_ = sizeof(format::BlockHeader);
@@ -166,8 +168,9 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
 }
 
 void ThreadTrace::on_countdown() {
-  events_before_countdown_ += countdown_start_;  // the countdown ran out: flush_countdown_ is 0
-  flush_countdown_ = countdown_start_ = countdown_period_;
+  events_before_countdown_ += countdown_start_;  // the countdown ran out: countdown() is 0
+  countdown_start_ = countdown_period_;
+  set_countdown(countdown_period_, true);  // called by put(), for the event being put
   const std::uint64_t events = events_before_countdown_;
   const std::uint64_t now = monotonic_ns();  // vDSO: no system call
   if (clock_events_ != 0) clock_filter_.offer(events - 1, now, clock_sink());

@@ -257,7 +257,7 @@ class ThreadTrace {
   /// Events recorded so far: counted by the countdown (one decrement per
   /// event instead of a count and a countdown).
   std::uint64_t events() const {
-    return events_before_countdown_ + (countdown_start_ - flush_countdown_);
+    return events_before_countdown_ + (countdown_start_ - countdown());
   }
   /// The thread's shadow stack (read-only: call_attributes.cpp checks which
   /// frame is on top).
@@ -326,13 +326,22 @@ class ThreadTrace {
 
   // Appends one event to the stream. Entries go through Emitter::emit_enter,
   // which also counts IDs that take two raw words. The countdown is the
-  // only per-event cost of clock samples and flush checks.
+  // only per-event cost of clock samples and flush checks; codec 2 counts
+  // it down with its own position (Encoder::set_event_limit), so its fast
+  // path has no counter.
   [[gnu::always_inline]] inline void put(std::uint32_t v) {
+    if (codec_ == format::Codec::kLzRank) [[likely]] {
+      RankEncoder& e = rank_encoder();
+      in_put_ = 1;  // events() counts this event from here (as the countdown did)
+      if (e.events_to_limit() == 0) [[unlikely]]
+        on_countdown();
+      e.encode(v);
+      in_put_ = 0;
+      return;
+    }
     if (--flush_countdown_ == 0) [[unlikely]]
       on_countdown();
-    if (codec_ == format::Codec::kLzRank) [[likely]] {
-      rank_encoder().encode(v);
-    } else if (codec_ == format::Codec::kLzZe) {
+    if (codec_ == format::Codec::kLzZe) {
       lz_encoder().encode(v);
     } else {
       raw_encoder().encode(v);
@@ -345,21 +354,38 @@ class ThreadTrace {
   // fast case, so codec 1 and PARLOT_COMPRESS=0 (the NC baseline) keep
   // theirs inline too.
   [[gnu::always_inline]] inline bool put_fast(std::uint32_t v) {
+    // Codec 2's encoder stops at the countdown's end itself.
+    if (codec_ == format::Codec::kLzRank) [[likely]]
+      return rank_encoder().try_extend(v);
     if (flush_countdown_ == 1) [[unlikely]]
       return false;
-    if (codec_ == format::Codec::kLzRank) [[likely]] {
-      if (!rank_encoder().try_extend(v)) return false;
-    } else {
-      // A compiler barrier: codec_ is read again here, so the test above
-      // stays one compare with memory (no load kept in a register).
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (!(codec_ == format::Codec::kLzZe ? lz_encoder().try_extend(v)
-                                           : raw_encoder().try_put(v))) {
-        return false;
-      }
+    // A compiler barrier: codec_ is read again here, so the tests above
+    // stay compares with memory (no load kept in a register).
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (!(codec_ == format::Codec::kLzZe ? lz_encoder().try_extend(v) : raw_encoder().try_put(v))) {
+      return false;
     }
     --flush_countdown_;
     return true;
+  }
+
+  // Events until on_countdown() (the event that brings it to 0 calls it).
+  // Codec 2: from the encoder's event limit, set to countdown - 1 whenever
+  // the countdown is set; inside put() the event being put is counted.
+  std::uint32_t countdown() const {
+    if (codec_ == format::Codec::kLzRank) {
+      return rank_encoder().events_to_limit() + 1 - in_put_;
+    }
+    return flush_countdown_;
+  }
+  // Sets the countdown to `n` events (n >= 1) after the event being put
+  // (inside put()), or from now (`in_put` false).
+  void set_countdown(std::uint32_t n, bool in_put) {
+    if (codec_ == format::Codec::kLzRank) {
+      rank_encoder().set_event_limit(in_put ? n : n - 1);
+    } else {
+      flush_countdown_ = n;
+    }
   }
 
   // The one encoder of the stream lives in encoder_ (constructed by
@@ -367,6 +393,9 @@ class ThreadTrace {
   LzEncoder& lz_encoder() { return *std::launder(reinterpret_cast<LzEncoder*>(encoder_)); }
   RawEncoder& raw_encoder() { return *std::launder(reinterpret_cast<RawEncoder*>(encoder_)); }
   RankEncoder& rank_encoder() { return *std::launder(reinterpret_cast<RankEncoder*>(encoder_)); }
+  const RankEncoder& rank_encoder() const {
+    return *std::launder(reinterpret_cast<const RankEncoder*>(encoder_));
+  }
   codec::OutputWindow& encoder_window();
   // True when the encoder holds events not yet written (codec 1's pending
   // match excepted: a time-driven write leaves it in the encoder).
@@ -375,13 +404,14 @@ class ThreadTrace {
   ShadowStack stack_{nullptr, 0};
   format::Codec codec_ = format::Codec::kLzRank;
   bool discard_ = false;
-  // events() = events_before_countdown_ + countdown_start_ - flush_countdown_.
+  // events() = events_before_countdown_ + countdown_start_ - countdown().
   std::uint64_t events_before_countdown_ = 0;
   std::uint64_t large_values_ = 0;  // events >= 0x8000 (4 raw bytes, not 2)
   std::uint64_t payload_bytes_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t closed_at_end_ = 0;
-  std::uint32_t flush_countdown_ = kFlushCheckEvents;
+  std::uint32_t flush_countdown_ = kFlushCheckEvents;   // codecs 1 and raw (codec 2: countdown())
+  std::uint32_t in_put_ = 0;                            // 1 inside put() of codec 2
   std::uint32_t countdown_start_ = kFlushCheckEvents;   // flush_countdown_'s value when set
   std::uint32_t countdown_period_ = kFlushCheckEvents;  // events between on_countdown calls
   std::uint32_t clock_events_ = 0;                      // 0 = no clock samples

@@ -821,6 +821,20 @@ class Encoder {
   /// bytes); no event may be encoded afterwards.
   void finish() { end_segment(); }
 
+  /// Makes try_extend() return false once `n` more events are encoded
+  /// (n = 0: at the next event), until the next call: a caller that counts
+  /// events (the runtime's clock samples and flush checks) then needs no
+  /// counter of its own on the fast path (issue 12). Its events still go
+  /// through encode(), which takes them as any other (same bytes).
+  void set_event_limit(std::uint32_t n) {
+    limited_ = true;
+    stop_pos_ = model_.lz.position() + n;
+    update_fast_end();
+  }
+  /// Events to encode before the limit of set_event_limit() (0: it is
+  /// reached; try_extend() fails). Meaningful only after a set_event_limit().
+  std::uint32_t events_to_limit() const { return stop_pos_ - model_.lz.position(); }
+
   OutputWindow& window() { return out_; }
   /// Events encoded but still held in the pending match (not yet in output).
   std::uint32_t pending_match() const { return match_len(); }
@@ -872,6 +886,15 @@ class Encoder {
     in_match_ = false;
     fast_end_ = model_.lz.position();
   }
+  // fast_end_ of an open match: its cap, or the event limit if nearer.
+  void update_fast_end() {
+    const std::uint32_t pos = model_.lz.position();
+    if (!in_match_) {
+      fast_end_ = pos;
+    } else {
+      fast_end_ = limited_ && stop_pos_ - pos < cap_end_ - pos ? stop_pos_ : cap_end_;
+    }
+  }
 
   // The match's first `len` events are record()ed (its first, or after a
   // catch-up): try_extend may append up to kAppendMax more, as the history
@@ -879,7 +902,8 @@ class Encoder {
   // kMaxMatch.
   void set_recorded_len(std::uint32_t len) {
     recorded_len_ = len;
-    fast_end_ = match_start_ + std::min(kMaxMatch, len + kAppendMax);
+    cap_end_ = match_start_ + std::min(kMaxMatch, len + kAppendMax);
+    update_fast_end();
   }
   static constexpr std::uint32_t kAppendMax = LzModel::kHistoryMask;
 
@@ -959,9 +983,13 @@ class Encoder {
   unsigned token_ctx_ = 0;           // length context of the open token
   // The open match: its first event's position and how far back it copies
   // from (position - slot). try_extend appends while the position is not
-  // fast_end_: the match's cap (kMaxMatch; kAppendMax past its record()ed
-  // events), or the position itself when no match is open.
+  // fast_end_: the match's cap (cap_end_: kMaxMatch, or kAppendMax past its
+  // record()ed events) or the event limit (stop_pos_) if nearer, or the
+  // position itself when no match is open.
   std::uint32_t fast_end_ = 0;
+  std::uint32_t cap_end_ = 0;
+  std::uint32_t stop_pos_ = 0;
+  bool limited_ = false;  // set_event_limit() was called
   std::uint32_t distance_ = 0;
   std::uint32_t match_start_ = 0;
   std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)

@@ -510,6 +510,51 @@ TEST(CodecV2, MatchesLongerThanTheRingRoundTrip) {
   EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 4093) == events);
 }
 
+// The runtime counts its events with the encoder's event limit
+// (ThreadTrace::put): try_extend() must fail exactly when the limit is
+// reached, inside a match too, and the events that then go through
+// encode() give the same bytes as without a limit.
+TEST(CodecV2, EventLimitStopsTryExtendAndKeepsTheBytes) {
+  std::vector<std::uint32_t> events = random_calls(300000, 40, 11);
+  for (std::uint32_t i = 0; i < 3; ++i) {  // long matches: the limit falls inside them
+    events.insert(events.end(), 100000, 5 + i);
+    events.push_back(0);
+  }
+  for (const std::uint32_t period : {1u, 2u, 7u, 16384u, 70000u}) {
+    VectorSink plain_sink(4096);
+    V2Encoder plain(plain_sink, plain_sink.fresh());
+    VectorSink limited_sink(4096);
+    V2Encoder limited(limited_sink, limited_sink.fresh());
+    limited.set_event_limit(period - 1);
+    std::size_t limits_reached = 0;
+    std::size_t since_limit = 0;
+    for (const std::uint32_t v : events) {
+      plain.encode(v);
+      const std::uint32_t left = limited.events_to_limit();
+      if (limited.try_extend(v)) {
+        ASSERT_NE(left, 0u) << "period " << period;
+        ASSERT_EQ(limited.events_to_limit(), left - 1);
+      } else {
+        if (left == 0) {
+          ASSERT_EQ(since_limit, period - 1) << "period " << period;
+          ++limits_reached;
+          since_limit = 0;
+          limited.set_event_limit(period);
+          limited.encode(v);
+          continue;
+        }
+        limited.encode(v);
+      }
+      ++since_limit;
+    }
+    EXPECT_EQ(limits_reached, events.size() / period) << "period " << period;
+    for (auto* e : {&plain, &limited}) e->finish();
+    plain_sink.drain(plain.window());
+    limited_sink.drain(limited.window());
+    EXPECT_TRUE(plain_sink.bytes == limited_sink.bytes) << "period " << period;
+  }
+}
+
 // Decodes a stream block by block with decoder `d` (not reset here).
 std::vector<std::uint32_t> decode_with(Decoder& d, const std::vector<std::uint8_t>& bytes,
                                        const std::vector<std::size_t>& blocks) {
