@@ -51,12 +51,24 @@ struct ShadowStackCounters {
   std::uint64_t overflowed = 0;
 };
 
-/// The stack over caller-provided storage of `capacity` frames (no allocation).
-/// `Emit` is called as emit_exit() for every exit event and emit_enter(id) for
-/// every entry event, in stream order.
+/// The stack over caller-provided storage (no allocation) of
+/// storage_frames(capacity) frames: `capacity` frames and, below them, a
+/// sentinel frame that is never popped, so that the hooks' fast paths read
+/// the top frame through one pointer and need no test for an empty stack
+/// (issue 12). `Emit` is called as emit_exit() for every exit event and
+/// emit_enter(id) for every entry event, in stream order.
 class ShadowStack {
  public:
-  ShadowStack(ShadowFrame* storage, std::size_t capacity) : frames_(storage), capacity_(capacity) {}
+  /// Frames of storage a stack of `capacity` frames takes (one more).
+  static constexpr std::size_t storage_frames(std::size_t capacity) { return capacity + 1; }
+
+  /// `storage`: storage_frames(capacity) frames, or nullptr (a stack that
+  /// is assigned a real one before use).
+  ShadowStack(ShadowFrame* storage, std::size_t capacity)
+      : base_(storage), top_(storage), fast_top_(storage), capacity_(capacity) {
+    update_sentinel();
+    update_fast_depth();
+  }
 
   /// The thread's own stack, [lo, hi). Stack pointers outside it belong to
   /// a signal handler on an alternate stack or to a coroutine: comparing
@@ -64,6 +76,7 @@ class ShadowStack {
   void set_thread_stack(std::uintptr_t lo, std::uintptr_t hi) {
     stack_lo_ = lo;
     stack_hi_ = hi;
+    update_sentinel();
   }
 
   /// Record filter: frames deeper than `depth` (1 = the outermost) are kept
@@ -75,9 +88,10 @@ class ShadowStack {
   }
   std::size_t record_depth() const { return record_depth_; }
 
-  std::size_t depth() const { return depth_; }
+  std::size_t depth() const { return static_cast<std::size_t>(top_ - base_); }
   std::size_t max_depth() const { return max_depth_; }
-  const ShadowFrame& frame(std::size_t i) const { return frames_[i]; }
+  /// Open frame `i` (0 = the outermost, depth() - 1 = the top).
+  const ShadowFrame& frame(std::size_t i) const { return base_[i + 1]; }
   const ShadowStackCounters& counters() const { return counters_; }
 
   /// Entry hook for function `fn` with function ID `id`: corrects, pushes,
@@ -90,7 +104,7 @@ class ShadowStack {
       emit.emit_enter(id);
       return true;
     }
-    if (depth_ == 0 || top_holds_callee(fn, call_site, sp)) {
+    if (top_ == base_ || top_holds_callee(fn, call_site, sp)) {
       return push_checked(fn, call_site, sp, id, emit);
     }
     return enter_slow(fn, call_site, sp, id, emit);
@@ -103,26 +117,26 @@ class ShadowStack {
   /// nothing and returns false (then call enter()).
   [[gnu::always_inline]] inline bool push_fast(std::uintptr_t fn, std::uintptr_t call_site,
                                                std::uintptr_t sp) {
-    // Nothing open, a callee below its caller on the thread stack, or an
-    // inlined callee (its host's stack pointer and call site, another
-    // function): the same decisions enter_slow takes for these cases. One
-    // compare of the depth covers the depth already reached, the capacity
-    // and the record depth. (Tests depth_, not a null top frame: gcc would
-    // compute its address, then test that.)
-    if ((depth_ == 0 || top_holds_callee(fn, call_site, sp)) && depth_ < fast_depth_) [[likely]] {
-      frames_[depth_++] = ShadowFrame{sp, fn, call_site};
+    // A callee below its caller on the thread stack, or an inlined callee
+    // (its host's stack pointer and call site, another function): the same
+    // decisions enter_slow takes for these cases. With nothing open the top
+    // is the sentinel, which holds any callee on the thread stack. One
+    // compare of the top covers the depth already reached, the capacity and
+    // the record depth.
+    if (top_holds_callee(fn, call_site, sp) && top_ < fast_top_) [[likely]] {
+      *++top_ = ShadowFrame{sp, fn, call_site};
       return true;
     }
     return false;
   }
 
-  /// True when the top frame (depth() != 0) is the caller of an entry of
-  /// `fn` from `call_site` at `sp`: `sp` below it on the thread stack, or an
-  /// inlined callee (the top's stack pointer and call site, another
-  /// function).
+  /// True when the top frame is the caller of an entry of `fn` from
+  /// `call_site` at `sp`: `sp` below it on the thread stack, or an inlined
+  /// callee (the top's stack pointer and call site, another function). The
+  /// sentinel (nothing open) holds every `sp` on the thread stack.
   [[gnu::always_inline]] inline bool top_holds_callee(std::uintptr_t fn, std::uintptr_t call_site,
                                                       std::uintptr_t sp) const {
-    const ShadowFrame& top = frames_[depth_ - 1];
+    const ShadowFrame& top = *top_;
     // Both on the thread stack [lo, hi): with sp < top.sp, that is
     // lo <= sp and top.sp < hi (three compares, no subtraction: the entry
     // hook then needs no callee-saved register).
@@ -151,14 +165,8 @@ class ShadowStack {
   [[gnu::always_inline]] inline void exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa,
                                           Emit& emit) {
     // Fast path: the top frame is the one leaving.
-    if (depth_ != 0) {
-      const ShadowFrame& f = frames_[depth_ - 1];
-      if (f.function == fn && (at_cfa ? f.sp <= sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
-                                      : f.sp >= sp)) [[likely]] {
-        pop_top(emit);
-        return;
-      }
-    }
+    if (exit_top(fn, sp, at_cfa, emit)) [[likely]]
+      return;
     exit_slow(fn, sp, at_cfa, emit);
   }
 
@@ -169,10 +177,12 @@ class ShadowStack {
   template <class Emit>
   [[gnu::always_inline]] inline bool exit_top(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa,
                                               Emit& emit) {
-    if (depth_ == 0) return false;
-    const ShadowFrame& f = frames_[depth_ - 1];
-    if (f.function == fn && (at_cfa ? f.sp <= sp && (depth_ == 1 || frames_[depth_ - 2].sp >= sp)
-                                    : f.sp >= sp)) [[likely]] {
+    // The sentinel's function is never `fn` (update_sentinel). Below the
+    // outermost frame, the sentinel's sp (the thread stack's top) is at or
+    // above any `sp` on the thread stack; one elsewhere is left to
+    // exit_slow.
+    const ShadowFrame& f = *top_;
+    if (f.function == fn && (at_cfa ? f.sp <= sp && top_[-1].sp >= sp : f.sp >= sp)) [[likely]] {
       pop_top(emit);
       return true;
     }
@@ -191,13 +201,13 @@ class ShadowStack {
   /// (and pops nothing) when no open frame has that stack pointer.
   template <class Emit>
   bool exit_at(std::uintptr_t sp, Emit& emit) {
-    std::size_t i = depth_;
-    while (i != 0 && frames_[i - 1].sp != sp) --i;
+    std::size_t i = depth();
+    while (i != 0 && frame(i - 1).sp != sp) --i;
     if (i == 0) {
       ++counters_.unmatched_exits;
       return false;
     }
-    while (depth_ > i) pop_dead(emit);
+    while (depth() > i) pop_dead(emit);
     pop_top(emit);
     return true;
   }
@@ -213,17 +223,18 @@ class ShadowStack {
   static constexpr std::size_t kResyncScan = 4096;
   template <class Emit>
   std::size_t pop_frames_not_on(const std::uintptr_t* return_addresses, std::size_t n, Emit& emit) {
-    std::size_t live = depth_;  // index + 1 of the topmost live frame
-    const std::size_t lowest = depth_ > kResyncScan ? depth_ - kResyncScan : 0;
+    const std::size_t depth = this->depth();
+    std::size_t live = depth;  // index + 1 of the topmost live frame
+    const std::size_t lowest = depth > kResyncScan ? depth - kResyncScan : 0;
     for (; live > lowest; --live) {
-      const std::uintptr_t site = frames_[live - 1].call_site;
+      const std::uintptr_t site = frame(live - 1).call_site;
       bool found = false;
       for (std::size_t k = 0; k < n && !found; ++k) found = return_addresses[k] == site;
       if (found) break;
     }
     if (live == lowest) return 0;
-    const std::size_t popped = depth_ - live;
-    while (depth_ > live) pop_dead(emit);
+    const std::size_t popped = depth - live;
+    while (this->depth() > live) pop_dead(emit);
     return popped;
   }
 
@@ -232,8 +243,8 @@ class ShadowStack {
   template <class Emit>
   std::size_t close_all(Emit& emit) {
     std::size_t n = 0;
-    while (depth_ != 0) {
-      n += depth_ <= record_depth_ ? 1 : 0;
+    while (top_ != base_) {
+      n += depth() <= record_depth_ ? 1 : 0;
       pop_top(emit);
     }
     return n;
@@ -243,8 +254,8 @@ class ShadowStack {
   template <class Emit>
   [[gnu::noinline]] bool enter_slow(std::uintptr_t fn, std::uintptr_t call_site, std::uintptr_t sp,
                                     std::uint32_t id, Emit& emit) {
-    while (depth_ != 0) {
-      const ShadowFrame& top = frames_[depth_ - 1];
+    while (top_ != base_) {
+      const ShadowFrame& top = *top_;
       if (top.sp > sp) {
         // Below the top: nested, unless the top is on another stack and
         // this call is back on the thread's own (the other stack was left
@@ -267,16 +278,17 @@ class ShadowStack {
   template <class Emit>
   [[gnu::noinline]] bool push_checked(std::uintptr_t fn, std::uintptr_t call_site,
                                       std::uintptr_t sp, std::uint32_t id, Emit& emit) {
-    if (depth_ == capacity_) [[unlikely]] {
+    if (depth() == capacity_) [[unlikely]] {
       ++counters_.overflowed;
       return false;
     }
-    frames_[depth_++] = ShadowFrame{sp, fn, call_site};
-    if (depth_ > max_depth_) {
-      max_depth_ = depth_;
+    *++top_ = ShadowFrame{sp, fn, call_site};
+    const std::size_t depth = this->depth();
+    if (depth > max_depth_) {
+      max_depth_ = depth;
       update_fast_depth();
     }
-    if (depth_ <= record_depth_) {
+    if (depth <= record_depth_) {
       emit.emit_enter(id);
     } else {
       ++counters_.overflowed;
@@ -284,11 +296,30 @@ class ShadowStack {
     return true;
   }
 
-  void update_fast_depth() { fast_depth_ = std::min({capacity_, max_depth_, record_depth_}); }
+  // fast_top_: the top below which a push needs no check: min(capacity,
+  // depth already reached, record depth) frames above the sentinel.
+  // record_top_: the deepest top whose frame emits events.
+  void update_fast_depth() {
+    fast_top_ = base_ + std::min({capacity_, max_depth_, record_depth_});
+    record_top_ = base_ + std::min(capacity_, record_depth_);
+  }
+
+  // The sentinel below the outermost frame. Its function is its own
+  // address, private storage no exit hook is handed (not 0: a null `fn`
+  // must stay an unmatched exit, never pop the sentinel). Its sp is the
+  // thread stack's top: every callee on the thread stack is below it (hi -
+  // 1, so that an unknown stack, hi = ~0, has one too).
+  void update_sentinel() {
+    if (base_ != nullptr) {
+      *base_ = ShadowFrame{stack_hi_ - 1, reinterpret_cast<std::uintptr_t>(base_), 0};
+    }
+  }
 
   template <class Emit>
   [[gnu::noinline]] void exit_slow(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
-    std::size_t i = depth_;
+    // frames_[k] is frame(k) (the sentinel is frames_[-1], not used here).
+    const ShadowFrame* frames_ = base_ + 1;
+    std::size_t i = depth();
     while (i != 0) {
       const ShadowFrame& f = frames_[i - 1];
       if (f.function == fn) {
@@ -302,7 +333,7 @@ class ShadowStack {
           match = true;
         }
         if (match) [[likely]] {
-          while (depth_ > i) pop_dead(emit);
+          while (depth() > i) pop_dead(emit);
           pop_top(emit);
           return;
         }
@@ -314,7 +345,7 @@ class ShadowStack {
     }
     // The exiting function's entry was never recorded: whatever lies below
     // `sp` on its stack belongs to its callees (or to itself), which are gone.
-    while (depth_ != 0 && frames_[depth_ - 1].sp < sp && same_stack(frames_[depth_ - 1].sp, sp)) {
+    while (top_ != base_ && top_->sp < sp && same_stack(top_->sp, sp)) {
       pop_dead(emit);
     }
     ++counters_.unmatched_exits;
@@ -323,7 +354,7 @@ class ShadowStack {
   // Pops the top frame; its exit is emitted when its entry was.
   template <class Emit>
   [[gnu::always_inline]] inline void pop_top(Emit& emit) {
-    if (depth_-- <= record_depth_) [[likely]]
+    if (top_-- <= record_top_) [[likely]]
       emit.emit_exit();
   }
 
@@ -338,14 +369,14 @@ class ShadowStack {
     pop_top(emit);
   }
 
-  ShadowFrame* frames_;
+  ShadowFrame* base_;  // the sentinel; frame(i) is base_[i + 1]
+  ShadowFrame* top_;   // the top frame (base_: nothing open)
+  // A push from a top below this needs no check (update_fast_depth).
+  ShadowFrame* fast_top_;
+  ShadowFrame* record_top_ = nullptr;  // frames up to here emit events
   std::size_t capacity_;
-  std::size_t depth_ = 0;
   std::size_t max_depth_ = 0;
   std::size_t record_depth_ = ~std::size_t{0};
-  // min(capacity_, max_depth_, record_depth_): a push from a depth below it
-  // needs none of their checks.
-  std::size_t fast_depth_ = 0;
   std::uintptr_t stack_lo_ = 0;
   std::uintptr_t stack_hi_ = ~std::uintptr_t{0};  // unknown: every address
   ShadowStackCounters counters_;

@@ -66,7 +66,8 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   const std::size_t block = kHeader + buffer_bytes;
   const std::size_t map_bytes = (object + block + page - 1) & ~(page - 1);
   void* mem = map_anonymous(map_bytes);
-  const std::size_t frames_bytes = (max_depth * sizeof(ShadowFrame) + page - 1) & ~(page - 1);
+  const std::size_t frames_bytes =
+      (ShadowStack::storage_frames(max_depth) * sizeof(ShadowFrame) + page - 1) & ~(page - 1);
   void* frames = map_anonymous(frames_bytes);
   if (mem == nullptr || frames == nullptr) {
     error = ENOMEM;

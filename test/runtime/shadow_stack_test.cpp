@@ -33,8 +33,8 @@ class ShadowStackTest : public ::testing::Test {
   // An exit hook jumped to after the epilogue: `cfa` is the function's CFA.
   void exit_at_cfa(std::uintptr_t fn, std::uintptr_t cfa) { stack.exit(fn, cfa, true, out); }
 
-  std::vector<ShadowFrame> storage = std::vector<ShadowFrame>(64);
-  ShadowStack stack{storage.data(), storage.size()};
+  std::vector<ShadowFrame> storage = std::vector<ShadowFrame>(ShadowStack::storage_frames(64));
+  ShadowStack stack{storage.data(), 64};
   Recorder out;
 };
 
@@ -257,6 +257,27 @@ TEST_F(ShadowStackTest, HandlerOnAnAlternateStackAboveNests) {
   EXPECT_EQ(stack.counters().corrected_exits, 0u);
 }
 
+// The sentinel below the outermost frame (its sp the thread stack's top)
+// must not change what happens with nothing open: an entry on another
+// stack (a handler on an alternate stack as the thread's first event) is
+// pushed, a jumped-to exit of the only frame pops it whatever its stack,
+// and an exit with nothing open (a null function too) is counted, never
+// taken for the sentinel's.
+TEST_F(ShadowStackTest, OutermostFrameOnAnotherStackOrAtTheThreadStacksTop) {
+  stack.set_thread_stack(500, 2000);
+  enter(7, 5000);        // above the thread stack, nothing open
+  exit_at_cfa(7, 5008);  // jumped-to exit: its CFA, above the sentinel's sp
+  enter(1, 1999);        // the thread stack's highest address
+  exit_at_cfa(1, 2007);  // its CFA, at the stack's top
+  exit(9, 1000);         // nothing open
+  exit_at_cfa(0, 1999);  // a null function with nothing open
+  exit(0, 1000);
+  EXPECT_THAT(out.events, ElementsAre(7, 0, 1, 0));
+  EXPECT_EQ(stack.depth(), 0u);
+  EXPECT_EQ(stack.counters().unmatched_exits, 3u);
+  EXPECT_EQ(stack.counters().corrected_exits, 0u);
+}
+
 // Leaving another stack without exits (a coroutine switched away): the
 // next call on the thread's stack closes the frames left there.
 TEST_F(ShadowStackTest, FramesOnAnotherStackLeftWithoutExitsAreClosed) {
@@ -287,8 +308,8 @@ TEST_F(ShadowStackTest, ResyncPopsFramesAbsentFromTheRealStack) {
 }
 
 TEST(ShadowStackCapacity, FullStackDropsTheEntryAndItsExit) {
-  std::vector<ShadowFrame> storage(2);
-  ShadowStack stack(storage.data(), storage.size());
+  std::vector<ShadowFrame> storage(ShadowStack::storage_frames(2));
+  ShadowStack stack(storage.data(), 2);
   Recorder out;
   EXPECT_TRUE(stack.enter(1, 0x10, 1000, 1, out));
   EXPECT_TRUE(stack.enter(2, 0x20, 900, 2, out));
@@ -307,8 +328,8 @@ TEST(ShadowStackProperty, EmittedStreamIsAlwaysWellNested) {
   for (int seed = 0; seed < 200; ++seed) {
     std::mt19937 rng(seed);
     const double loss = seed % 4 == 0 ? 0.0 : 0.05 * (seed % 7);
-    std::vector<ShadowFrame> storage(4096);
-    ShadowStack stack(storage.data(), storage.size());
+    std::vector<ShadowFrame> storage(ShadowStack::storage_frames(4096));
+    ShadowStack stack(storage.data(), 4096);
     Recorder out;
     std::vector<std::uint32_t> truth;
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> live;  // fn, sp
@@ -351,8 +372,8 @@ TEST(ShadowStackProperty, EmittedStreamIsAlwaysWellNested) {
 // PARLOT_MAX_DEPTH: frames deeper than the record depth stay on the stack
 // (nesting and corrections work as before) but emit nothing, and count.
 TEST(ShadowStackRecordDepth, DeeperCallsAreTrackedNotRecorded) {
-  std::vector<ShadowFrame> storage(16);
-  ShadowStack stack(storage.data(), storage.size());
+  std::vector<ShadowFrame> storage(ShadowStack::storage_frames(16));
+  ShadowStack stack(storage.data(), 16);
   stack.set_record_depth(2);
   Recorder out;
   stack.enter(1, 0x10, 1000, 1, out);
@@ -375,8 +396,8 @@ TEST(ShadowStackRecordDepth, DeeperCallsAreTrackedNotRecorded) {
 // exit_top() pops only the top frame of the function; anything else is
 // left to exit_below_top().
 TEST(ShadowStackExitTop, OnlyTheTopFramesFunction) {
-  std::vector<ShadowFrame> storage(16);
-  ShadowStack stack(storage.data(), storage.size());
+  std::vector<ShadowFrame> storage(ShadowStack::storage_frames(16));
+  ShadowStack stack(storage.data(), 16);
   Recorder out;
   stack.enter(1, 0x10, 1000, 1, out);
   stack.enter(2, 0x20, 900, 2, out);
