@@ -118,15 +118,19 @@ struct Probabilities {
   /// the last length's width and of the token context.
   static constexpr unsigned kLowTreeMax = 8;
   static constexpr std::uint8_t kFullWeightUses = 16;
+  /// A context's use count: a byte that is not a character type, so that
+  /// its updates do not make the compiler reload the range coder's state
+  /// (a char may alias anything; issue 12).
+  enum class Uses : std::uint8_t {};
   Prob zero_by_last[2][kLastWidths];
-  std::uint8_t zero_by_last_uses[2][kLastWidths];
+  Uses zero_by_last_uses[2][kLastWidths];
   /// The contexts of one last width (about 11 KB; 16 of them are 171 KB of
   /// the 182 KB here), initialised when first used (see of_last_width), so
   /// that a thread's model writes only those its lengths need.
   struct ByLastWidth {
     Prob width_by_slot[2][kSlotGroups][kLenBits];  ///< [agreement bit][slot group][width bit]
     Prob low[kLenCtx][1u << kLowTreeMax];          ///< [token context][tree node]
-    std::uint8_t width_by_slot_uses[2][kSlotGroups][kLenBits];
+    Uses width_by_slot_uses[2][kSlotGroups][kLenBits];
   };
   /// Bit w set when by_last_width[w] is initialised (since reset()).
   std::uint32_t last_widths_ready;
@@ -545,13 +549,14 @@ class RangeDecoder {
 /// The probability of a bit coded with a shared probability `shared` and
 /// a finer one `fine` used `uses` times before: their average weighted by
 /// min(uses / 4, 4) quarters for `fine` (length model 2).
-inline std::uint32_t mixed_probability(Prob shared, Prob fine, std::uint8_t uses) {
-  const std::uint32_t w = uses >> 2 < 4 ? uses >> 2 : 4;
+inline std::uint32_t mixed_probability(Prob shared, Prob fine, Probabilities::Uses uses) {
+  const std::uint32_t quarters = static_cast<std::uint32_t>(uses) >> 2;
+  const std::uint32_t w = quarters < 4 ? quarters : 4;
   return (shared * (4 - w) + fine * w) / 4;
 }
 /// After a mixed bit `b`: `shared` adapts by 1/32 of its error, `fine` by
 /// 1/16, and `uses` counts up to Probabilities::kFullWeightUses.
-inline void adapt_mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned b) {
+inline void adapt_mixed(Prob& shared, Prob& fine, Probabilities::Uses& uses, unsigned b) {
   if (b == 0) {
     shared = static_cast<Prob>(shared + (((1u << kProbBits) - shared) >> kAdaptShift));
     fine = static_cast<Prob>(fine + (((1u << kProbBits) - fine) >> (kAdaptShift - 1)));
@@ -559,7 +564,9 @@ inline void adapt_mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned b
     shared = static_cast<Prob>(shared - (shared >> kAdaptShift));
     fine = static_cast<Prob>(fine - (fine >> (kAdaptShift - 1)));
   }
-  if (uses < Probabilities::kFullWeightUses) ++uses;
+  if (const auto n = static_cast<std::uint8_t>(uses); n < Probabilities::kFullWeightUses) {
+    uses = static_cast<Probabilities::Uses>(n + 1);
+  }
 }
 
 struct EncodeBits {
@@ -568,7 +575,7 @@ struct EncodeBits {
     rc.bit(p, b);
     return b;
   }
-  unsigned mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned b) {
+  unsigned mixed(Prob& shared, Prob& fine, Probabilities::Uses& uses, unsigned b) {
     rc.bit_at(mixed_probability(shared, fine, uses), b);
     adapt_mixed(shared, fine, uses, b);
     return b;
@@ -581,7 +588,7 @@ struct EncodeBits {
 struct DecodeBits {
   RangeDecoder& rc;
   unsigned bit(Prob& p, unsigned /*b*/) { return rc.bit(p); }
-  unsigned mixed(Prob& shared, Prob& fine, std::uint8_t& uses, unsigned /*b*/) {
+  unsigned mixed(Prob& shared, Prob& fine, Probabilities::Uses& uses, unsigned /*b*/) {
     const unsigned b = rc.bit_at(mixed_probability(shared, fine, uses));
     adapt_mixed(shared, fine, uses, b);
     return b;
@@ -636,7 +643,7 @@ std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, un
   const unsigned w = static_cast<unsigned>(std::bit_width(len));
   Probabilities::ByLastWidth& by = p.of_last_width(last_width);
   Prob* fine = by.width_by_slot[agree][group];
-  std::uint8_t* uses = by.width_by_slot_uses[agree][group];
+  Probabilities::Uses* uses = by.width_by_slot_uses[agree][group];
   unsigned width = 1;
   while (width < Probabilities::kLenBits && bits.mixed(p.len_width[ctx][width - 1], fine[width - 1],
                                                        uses[width - 1], width < w) == 1) {
