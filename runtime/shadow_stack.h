@@ -317,19 +317,19 @@ class ShadowStack {
 
   template <class Emit>
   [[gnu::noinline]] void exit_slow(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa, Emit& emit) {
-    // frames_[k] is frame(k) (the sentinel is frames_[-1], not used here).
-    const ShadowFrame* frames_ = base_ + 1;
+    // frames[k] is frame(k) (the sentinel, frames[-1], is not used here).
+    const ShadowFrame* frames = base_ + 1;
     std::size_t i = depth();
     while (i != 0) {
-      const ShadowFrame& f = frames_[i - 1];
+      const ShadowFrame& f = frames[i - 1];
       if (f.function == fn) {
-        bool match = at_cfa ? f.sp <= sp && (i == 1 || frames_[i - 2].sp >= sp) : f.sp >= sp;
+        bool match = at_cfa ? f.sp <= sp && (i == 1 || frames[i - 2].sp >= sp) : f.sp >= sp;
         // An inlined frame (its call site is its host's) whose host's stack
         // pointer moved up between the two hooks (stack arguments pushed
         // around the entry hook's call, popped before the exit's): the exit
         // runs at the host's stack pointer, above the entry's.
-        if (!match && !at_cfa && i >= 2 && f.call_site == frames_[i - 2].call_site && f.sp < sp &&
-            frames_[i - 2].sp >= sp) {
+        if (!match && !at_cfa && i >= 2 && f.call_site == frames[i - 2].call_site && f.sp < sp &&
+            frames[i - 2].sp >= sp) {
           match = true;
         }
         if (match) [[likely]] {
