@@ -67,7 +67,7 @@ class ShadowStack {
   ShadowStack(ShadowFrame* storage, std::size_t capacity)
       : base_(storage), top_(storage), fast_top_(storage), capacity_(capacity) {
     update_sentinel();
-    update_fast_depth();
+    update_limits();
   }
 
   /// The thread's own stack, [lo, hi). Stack pointers outside it belong to
@@ -84,7 +84,7 @@ class ShadowStack {
   /// entry counts in `overflowed`. Default: no limit.
   void set_record_depth(std::size_t depth) {
     record_depth_ = depth;
-    update_fast_depth();
+    update_limits();
   }
   std::size_t record_depth() const { return record_depth_; }
 
@@ -286,7 +286,7 @@ class ShadowStack {
     const std::size_t depth = this->depth();
     if (depth > max_depth_) {
       max_depth_ = depth;
-      update_fast_depth();
+      update_limits();
     }
     if (depth <= record_depth_) {
       emit.emit_enter(id);
@@ -299,7 +299,7 @@ class ShadowStack {
   // fast_top_: the top below which a push needs no check: min(capacity,
   // depth already reached, record depth) frames above the sentinel.
   // record_top_: the deepest top whose frame emits events.
-  void update_fast_depth() {
+  void update_limits() {
     fast_top_ = base_ + std::min({capacity_, max_depth_, record_depth_});
     record_top_ = base_ + std::min(capacity_, record_depth_);
   }
@@ -371,7 +371,7 @@ class ShadowStack {
 
   ShadowFrame* base_;  // the sentinel; frame(i) is base_[i + 1]
   ShadowFrame* top_;   // the top frame (base_: nothing open)
-  // A push from a top below this needs no check (update_fast_depth).
+  // A push from a top below this needs no check (update_limits).
   ShadowFrame* fast_top_;
   ShadowFrame* record_top_ = nullptr;  // frames up to here emit events
   std::size_t capacity_;

@@ -254,8 +254,8 @@ class ThreadTrace {
   bool finished() const { return finished_; }
   /// Absolute path of the thread's file.
   const char* path() const { return path_; }
-  /// Events recorded so far: counted by the countdown (one decrement per
-  /// event instead of a count and a countdown).
+  /// Events recorded so far: counted by the countdown (no count beside
+  /// it; with codec 2 the countdown is the encoder's position, countdown()).
   std::uint64_t events() const {
     return events_before_countdown_ + (countdown_start_ - countdown());
   }

@@ -891,9 +891,10 @@ class Encoder {
   // After every change of position outside try_extend.
   void end_match() {
     in_match_ = false;
-    fast_end_ = model_.lz.position();
+    update_fast_end();
   }
-  // fast_end_ of an open match: its cap, or the event limit if nearer.
+  // fast_end_: the position when no match is open; in a match, its cap, or
+  // the event limit if nearer.
   void update_fast_end() {
     const std::uint32_t pos = model_.lz.position();
     if (!in_match_) {
