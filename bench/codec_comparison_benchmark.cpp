@@ -152,7 +152,7 @@ class Codec {
 /// one encode() call per event into 256 KiB windows, decoded with
 /// codec::Decoder into 64K-event batches, each window fed as one block (as
 /// the runtime writes and the reader reads them). `version`: the format
-/// version written (codec 2: its length model).
+/// version written (codec 2: its length model and table tail).
 template <template <class> class Enc>
 class ParlotCodec final : public Codec {
  public:
@@ -168,7 +168,8 @@ class ParlotCodec final : public Codec {
     sink_.out = &c.bytes;
     sink_.block_sizes = &c.block_sizes;
     if constexpr (std::is_same_v<Enc<AppendSink>, codec::v2::Encoder<AppendSink>>) {
-      encode_all<Enc>(s.events, sink_, codec::v2::length_model_of(version_));
+      encode_all<Enc>(s.events, sink_, codec::v2::length_model_of(version_),
+                      codec::v2::table_tail_of(version_));
     } else {
       encode_all<Enc>(s.events, sink_);
     }
@@ -482,6 +483,9 @@ int main(int argc, char** argv) {
   // Codec 2 as format version 2 wrote it (length model 1), for comparison.
   codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank,
                                                                      "parlot2-v2", 2));
+  // And as format version 3 wrote it (no table tail).
+  codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank,
+                                                                     "parlot2-v3", 3));
   codecs.push_back(std::make_unique<ZstdCodec>(1, kBlockBytes, "zstd1"));
   codecs.push_back(std::make_unique<ZstdCodec>(19, kBlockBytes, "zstd19"));
   codecs.push_back(std::make_unique<Lz4Codec>(false, kBlockBytes));

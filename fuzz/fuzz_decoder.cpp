@@ -4,8 +4,9 @@
 // Input layout:
 //   byte 0   bit 0: codec (1 = LZ + zero elimination, 0 = raw words);
 //            bit 1 set: codec 2 (LZ + ranked literals, range-coded) instead,
-//            bit 0 then the format version (1 = version 2: length model 1,
-//            0 = version 3: length model 2);
+//            bit 0 then the format version (1 = version 2: length model 1;
+//            0: bit 2 set = version 3, length model 2; clear = version 4,
+//            length model 2 and the table tail);
 //            bits 2-7: events pulled per next() call, minus 1 (1 .. 64)
 //   byte 1   bytes per feed() call / 16; 0 = the whole rest in one feed
 //            (codec 2: each feed is a block, whole segments)
@@ -63,7 +64,8 @@ std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, Optio
 void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec, unsigned version) {
   const std::vector<std::uint8_t> bytes =
       codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(
-                                    events, parlot::codec::v2::length_model_of(version))
+                                    events, parlot::codec::v2::length_model_of(version),
+                                    parlot::codec::v2::table_tail_of(version))
       : codec == Codec::kLzZe ? encode<parlot::codec::Encoder<VectorSink>>(events)
                               : encode<parlot::codec::RawEncoder<VectorSink>>(events);
   auto d = std::make_unique<Decoder>(codec);
@@ -88,7 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Codec codec = (data[0] & 2) != 0   ? Codec::kLzRank
                       : (data[0] & 1) != 0 ? Codec::kLzZe
                                            : Codec::kRawWords;
-  const unsigned version = codec == Codec::kLzRank && (data[0] & 1) != 0 ? 2 : 3;
+  const unsigned version = codec != Codec::kLzRank ? parlot::format::kVersion
+                           : (data[0] & 1) != 0    ? 2
+                           : (data[0] & 4) != 0    ? 3
+                                                   : 4;
   const std::size_t batch = 1 + (data[0] >> 2);
   const std::size_t chunk = data[1] == 0 ? size : std::size_t{data[1]} * 16;
   data += 2;

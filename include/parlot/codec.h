@@ -131,6 +131,22 @@ class LzModel {
     return slot;
   }
 
+  /// replay() without the table and the context: copies k events from
+  /// history slot `slot` on to the position (and `out`), as k append()s;
+  /// a catch_up() must follow before the next prediction. Returns the slot
+  /// after the last one read.
+  std::uint32_t copy(std::uint32_t slot, std::size_t k, std::uint32_t* __restrict out) {
+    std::uint32_t pos = pos_;
+    std::uint32_t* __restrict history = history_.data();
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint32_t v = history[slot++ & kHistoryMask];
+      history[pos++ & kHistoryMask] = v;
+      out[i] = v;
+    }
+    pos_ = pos;
+    return slot;
+  }
+
   /// record(v)'s history part alone: stores `v` and advances the position;
   /// the context table and the context (what predicted_slot() reads) stay
   /// as they were until catch_up(). For an encoder inside a match, whose
@@ -153,9 +169,21 @@ class LzModel {
   /// its own: only the last `period` events are replayed, their context
   /// read from the history. The same table, fewer stores and hashes on
   /// a long match of a short loop.
-  void catch_up(std::uint32_t n, std::uint32_t period = 0) {
+  ///
+  /// `tail` (0: none; codec 2 from format version 4): when the period rule
+  /// does not apply and n > tail, only the last `tail` events enter the
+  /// table (the context still ends as after all n): a long match that does
+  /// not repeat itself leaves the table's older entries for its other
+  /// contexts (docs/FORMAT.md "Context table in a match"). Then the state
+  /// is no longer the one record() would leave; encoder and decoder call
+  /// it the same way.
+  void catch_up(std::uint32_t n, std::uint32_t period = 0, std::uint32_t tail = 0) {
     std::uint32_t p = pos_ - n;
-    if (period != 0 && n > period + 3) p = pos_ - period;
+    if (period != 0 && n > period + 3) {
+      p = pos_ - period;
+    } else if (tail != 0 && n > tail) {
+      p = pos_ - tail;
+    }
     if (p == pos_) return;
     // The context before position q is always the history's 3 events
     // before q (record() keeps c1_ = the event at pos_ - 1, ...; the
@@ -451,10 +479,14 @@ class Decoder {
         v2_(codec == format::Codec::kLzRank ? std::make_unique<v2::Decoder>() : nullptr) {}
 
   /// The format version of the file whose stream this decodes (default:
-  /// format::kVersion); codec 2 picks its length model from it. Set before
+  /// format::kVersion); codec 2 picks its length model and table tail from
+  /// it. Set before
   /// the first next(); reset() keeps it.
   void set_format_version(unsigned version) {
-    if (v2_) v2_->set_length_model(v2::length_model_of(version));
+    if (v2_) {
+      v2_->set_length_model(v2::length_model_of(version));
+      v2_->set_table_tail(v2::table_tail_of(version));
+    }
   }
 
   /// Back to the state of a new decoder of the same codec (a new stream),

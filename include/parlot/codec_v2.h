@@ -3,9 +3,12 @@
 // parlot/codec.h). docs/FORMAT.md ("Codec 2") is the normative description.
 //
 // Algorithm:
-//   1. The match path of codec 1, unchanged (paper §3.3, context-hash word
-//      LZ over a 64K-event history): an event that continues a match costs
-//      the same few instructions as in codec 1 and writes nothing.
+//   1. The match path of codec 1 (paper §3.3, context-hash word LZ over a
+//      64K-event history): an event that continues a match costs the same
+//      few instructions as in codec 1 and writes nothing. Since format
+//      version 4 a match that does not repeat itself writes the context
+//      table only for its first and last kTableTail events (codec 1 and
+//      versions 2-3: every event).
 //   2. At a decision point (a match ends, or none starts) the match length
 //      and the literal that follows are coded with an adaptive binary range
 //      coder (LZMA-style: 32-bit range, 12-bit probabilities, carry
@@ -68,6 +71,16 @@ inline constexpr unsigned kNewestLengthModel = 2;
 /// The length model of a thread file of format version `version`.
 constexpr unsigned length_model_of(unsigned version) {
   return version >= 3 ? 2 : 1;
+}
+/// Events at the end of a match that does not repeat itself whose
+/// positions enter the LZ context table (format version 4; 0: all of them,
+/// versions 2 and 3). docs/FORMAT.md "Context table in a match"; issue 12:
+/// on sqlite3's stream 9% fewer bytes and 27% fewer decisions, and a
+/// quarter of the encoder's time.
+inline constexpr std::uint32_t kTableTail = 16;
+/// The table tail (see kTableTail) of format version `version`.
+constexpr std::uint32_t table_tail_of(unsigned version) {
+  return version >= 4 ? kTableTail : 0;
 }
 /// Most history events the decision point walks back to find the caller and
 /// the previous sibling.
@@ -569,8 +582,15 @@ inline void adapt_mixed(Prob& shared, Prob& fine, Probabilities::Uses& uses, uns
   }
 }
 
+/// The encoder's bits, on a copy of the range coder's state that the
+/// caller commits back (commit()): a local object whose address never
+/// escapes, so that with the coding functions inlined the compiler keeps
+/// that state in registers between bits. Through a reference it went
+/// through memory after every bit, as the coder's byte stores may alias it
+/// (issue 12).
 struct EncodeBits {
-  RangeEncoder& rc;
+  RangeEncoder rc;
+  void commit(RangeEncoder& to) const { to = rc; }
   unsigned bit(Prob& p, unsigned b) {
     rc.bit(p, b);
     return b;
@@ -600,7 +620,8 @@ struct DecodeBits {
 /// binary tree per width up to kLenTreeMax, bit by bit above; returns the
 /// length those bits and the top one make.
 template <class Bits>
-std::uint32_t code_low_bits(Bits& bits, Probabilities& p, unsigned width, std::uint32_t len) {
+[[gnu::always_inline]] inline std::uint32_t code_low_bits(Bits& bits, Probabilities& p,
+                                                          unsigned width, std::uint32_t len) {
   std::uint32_t v = 1;
   if (width <= Probabilities::kLenTreeMax) {
     Prob* tree = p.len_tree + (1u << (width - 1)) - 1;
@@ -617,7 +638,8 @@ std::uint32_t code_low_bits(Bits& bits, Probabilities& p, unsigned width, std::u
 /// zero flag, a unary bit width and the bits below the top one; returns it
 /// (decoded: possibly out of range on corrupt input, checked by the caller).
 template <class Bits>
-std::uint32_t code_length_plain(Bits& bits, Probabilities& p, unsigned ctx, std::uint32_t len) {
+[[gnu::always_inline]] inline std::uint32_t code_length_plain(Bits& bits, Probabilities& p,
+                                                              unsigned ctx, std::uint32_t len) {
   if (bits.bit(p.len_zero[ctx], len == 0) == 1) return 0;
   // len >= 1: its bit width w (1 .. 25) in unary, then its w - 1 low bits.
   const unsigned w = static_cast<unsigned>(std::bit_width(len));
@@ -633,8 +655,9 @@ std::uint32_t code_length_plain(Bits& bits, Probabilities& p, unsigned ctx, std:
 /// `last_width`, `group`); the low bits of widths up to kLowTreeMax form a
 /// tree in the context of (`last_width`, ctx); wider lengths as in model 1.
 template <class Bits>
-std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, unsigned last_width,
-                                  unsigned group, std::uint32_t len) {
+[[gnu::always_inline]] inline std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p,
+                                                                unsigned ctx, unsigned last_width,
+                                                                unsigned group, std::uint32_t len) {
   const unsigned agree = ctx & 1;
   if (bits.mixed(p.len_zero[ctx], p.zero_by_last[agree][last_width],
                  p.zero_by_last_uses[agree][last_width], len == 0) == 1) {
@@ -667,8 +690,8 @@ std::uint32_t code_length_by_slot(Bits& bits, Probabilities& p, unsigned ctx, un
 /// remembers it in the slot. Returns the length (unchecked when decoding,
 /// see above).
 template <class Bits>
-std::uint32_t code_length(Bits& bits, RankModel& m, unsigned ctx, std::uint32_t len,
-                          RankModel::Slot& slot) {
+[[gnu::always_inline]] inline std::uint32_t code_length(Bits& bits, RankModel& m, unsigned ctx,
+                                                        std::uint32_t len, RankModel::Slot& slot) {
   if (slot.last_len != 0) {
     if (bits.bit(slot.same, len == slot.last_len) == 1) return slot.last_len;
   }
@@ -696,8 +719,10 @@ std::uint32_t code_length(Bits& bits, RankModel& m, unsigned ctx, std::uint32_t 
 /// corrupt input, the literal may be out of range (a new one above
 /// kMaxValue, an old one 0 or above max_id): the caller checks.
 template <class Bits>
-std::uint32_t code_literal(Bits& bits, RankModel& m, RankModel::Slot& slot, std::uint32_t lz_pred,
-                           unsigned after_exit, std::uint32_t v, unsigned& kind) {
+[[gnu::always_inline]] inline std::uint32_t code_literal(Bits& bits, RankModel& m,
+                                                         RankModel::Slot& slot,
+                                                         std::uint32_t lz_pred, unsigned after_exit,
+                                                         std::uint32_t v, unsigned& kind) {
   Probabilities& p = m.probs;
   auto& cand = slot.events;
   unsigned rank = kCandidates;
@@ -773,11 +798,13 @@ struct Model {
 template <class Sink>
 class Encoder {
  public:
-  /// `length_model`: 1 writes what format version 2 files hold (tests and
-  /// benchmarks of the old format), kNewestLengthModel what the runtime
-  /// writes now.
-  Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel)
-      : sink_(sink), out_(window) {
+  /// `length_model` and `table_tail`: those of the format version to
+  /// write (length_model_of(), table_tail_of()); the defaults are the
+  /// newest, what the runtime writes. Older ones are for tests and
+  /// benchmarks of the old formats.
+  Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel,
+          std::uint32_t table_tail = kTableTail)
+      : sink_(sink), out_(window), table_tail_(table_tail) {
     model_.rank.length_model = length_model;
     begin_segment();
   }
@@ -785,8 +812,8 @@ class Encoder {
   /// mapping, as the runtime's thread traces): most of the model's pages
   /// (Model(ZeroedStorage)) are then touched only as the stream uses them.
   Encoder(Sink& sink, OutputWindow window, ZeroedStorage z,
-          unsigned length_model = kNewestLengthModel)
-      : sink_(sink), out_(window), model_(z) {
+          unsigned length_model = kNewestLengthModel, std::uint32_t table_tail = kTableTail)
+      : sink_(sink), out_(window), model_(z), table_tail_(table_tail) {
     model_.rank.length_model = length_model;
     begin_segment();
   }
@@ -877,9 +904,13 @@ class Encoder {
   // copies from `period` events back (at most the ring) and its first
   // recorded_len_ events were record()ed: LzModel::catch_up may replay only
   // the last period when recorded_len_ + period >= 3.
+  // With a table tail (format version 4) the match's first event is its
+  // only record()ed one (recorded_len_ 1) and the catch-up is the decoder's
+  // at the match's end (Decoder::end_match_copy).
   void catch_up_match() {
     const std::uint32_t period = distance_ & LzModel::kHistoryMask;
-    model_.lz.catch_up(match_len() - recorded_len_, recorded_len_ + period >= 3 ? period : 0);
+    model_.lz.catch_up(match_len() - recorded_len_, recorded_len_ + period >= 3 ? period : 0,
+                       table_tail_);
   }
 
   // Events in the open match (0: none): from its first event's position.
@@ -908,9 +939,12 @@ class Encoder {
   // catch-up): try_extend may append up to kAppendMax more, as the history
   // ring must still hold them at the catch-up, and the match up to
   // kMaxMatch.
+  // With a table tail the catch-up needs only the last table_tail_ (or
+  // period) events: no cap but kMaxMatch.
   void set_recorded_len(std::uint32_t len) {
     recorded_len_ = len;
-    cap_end_ = match_start_ + std::min(kMaxMatch, len + kAppendMax);
+    cap_end_ =
+        match_start_ + (table_tail_ != 0 ? kMaxMatch : std::min(kMaxMatch, len + kAppendMax));
     update_fast_end();
   }
   static constexpr std::uint32_t kAppendMax = LzModel::kHistoryMask;
@@ -921,6 +955,7 @@ class Encoder {
     EncodeBits bits{rc_};
     const std::uint32_t len = match_len();
     code_length(bits, model_.rank, token_ctx_, len, *slot_);
+    bits.commit(rc_);
     seg_events_ += len;
     end_match();
     model_.rank.len_ctx = 2;
@@ -933,6 +968,7 @@ class Encoder {
     unsigned kind = 0;
     code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot()),
                  model_.after_exit(), v, kind);
+    bits.commit(rc_);
     if (v > r.max_id) r.max_id = v;
     r.len_ctx = (len == 0 ? 3 : 0) + (kind < 2 ? kind : 2);
     seg_events_ += len + 1;
@@ -941,8 +977,15 @@ class Encoder {
   [[gnu::noinline]] void encode_decision(std::uint32_t v) {
     if (const std::uint32_t len = match_len();
         len - 1 < kMaxMatch - 1 && v == model_.lz.at(match_slot())) {
-      // The match goes on, but try_extend appended all it may: catch up
-      // (as try_extend, no flush check here).
+      // The match goes on, but try_extend appended all it may (or the
+      // event limit stopped it): catch up (as try_extend, no flush check
+      // here). With a table tail only the event limit stops it, and the
+      // match's table stores wait for its end.
+      if (table_tail_ != 0) {
+        model_.lz.append(v);
+        update_fast_end();
+        return;
+      }
       catch_up_match();
       model_.lz.record(v);
       set_recorded_len(len + 1);
@@ -1002,6 +1045,7 @@ class Encoder {
   std::uint32_t match_start_ = 0;
   std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)
   bool in_match_ = false;
+  std::uint32_t table_tail_;  // table_tail_of() the format version written
 };
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each
@@ -1014,6 +1058,9 @@ class Decoder {
   /// The length model of the stream to decode (length_model_of() of its
   /// file's format version); kept by reset(). Set before the first next().
   void set_length_model(unsigned length_model) { model_.rank.length_model = length_model; }
+  /// The table tail of the stream to decode (table_tail_of() of its file's
+  /// format version); kept by reset(). Set before the first next().
+  void set_table_tail(std::uint32_t table_tail) { table_tail_ = table_tail; }
 
   void feed(const std::uint8_t* data, std::size_t n) {
     in_ = data;
@@ -1043,6 +1090,7 @@ class Decoder {
     seg_left_ = 0;
     match_left_ = 0;
     match_slot_ = 0;
+    match_period_ = 0;
     last_len_ = 0;
     literal_pending_ = false;
     in_ = in_end_ = in_begin_ = nullptr;
@@ -1065,8 +1113,12 @@ class Decoder {
     while (n < cap) {
       if (match_left_ != 0) {
         const std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
+        if (table_tail_ == 0) {
+          match_slot_ = lz.replay(match_slot_, k, out + n);
+        } else {
+          copy_match(k, out + n);
+        }
         match_left_ -= static_cast<std::uint32_t>(k);
-        match_slot_ = lz.replay(match_slot_, k, out + n);
         n += k;
         continue;
       }
@@ -1119,6 +1171,7 @@ class Decoder {
       seg_left_ -= len;
       last_len_ = len;
       match_slot_ = lz.predicted_slot();
+      match_period_ = (lz.position() - match_slot_) & LzModel::kHistoryMask;
       match_left_ = len;
       literal_pending_ = len < kMaxMatch && seg_left_ != 0;
       if (!literal_pending_) {
@@ -1130,6 +1183,22 @@ class Decoder {
   }
 
   void end_segment() { in_ = rc_.in(); }
+
+  // `k` more events of the match (<= match_left_) with a table tail, as the
+  // encoder: its first event record()ed, the others copied, and at its end
+  // the encoder's catch-up (Encoder::catch_up_match with recorded_len_ 1).
+  void copy_match(std::size_t k, std::uint32_t* out) {
+    LzModel& lz = model_.lz;
+    std::size_t done = 0;
+    if (match_left_ == last_len_) {
+      match_slot_ = lz.replay(match_slot_, 1, out);
+      done = 1;
+    }
+    match_slot_ = lz.copy(match_slot_, k - done, out + done);
+    if (k == match_left_) {
+      lz.catch_up(last_len_ - 1, 1 + match_period_ >= 3 ? match_period_ : 0, table_tail_);
+    }
+  }
 
   std::size_t fail_at_coder(const char* what, std::size_t n) {
     fail(what, rc_.in());
@@ -1148,7 +1217,9 @@ class Decoder {
   std::uint64_t seg_left_ = 0;
   std::uint32_t match_left_ = 0;
   std::uint32_t match_slot_ = 0;
+  std::uint32_t match_period_ = 0;  // the match's copy distance mod the history ring
   std::uint32_t last_len_ = 0;
+  std::uint32_t table_tail_ = kTableTail;  // set_table_tail(); kept by reset()
   bool literal_pending_ = false;
   const std::uint8_t* in_ = nullptr;
   const std::uint8_t* in_end_ = nullptr;

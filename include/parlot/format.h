@@ -14,9 +14,12 @@ namespace parlot::format {
 /// Version the runtime writes in thread trace and function table headers.
 /// Version 2 adds side-record blocks (kAuxBlockMagic) to thread files;
 /// version 3 codes codec 2's match lengths with length model 2
-/// (codec_v2.h), nothing else. A reader accepts kOldestVersion..kVersion
-/// and refuses others with an error naming the file.
-inline constexpr std::uint16_t kVersion = 3;
+/// (codec_v2.h), nothing else; version 4 keeps only the last
+/// v2::kTableTail positions of codec 2's matches that do not repeat
+/// themselves in the LZ context table (docs/FORMAT.md "Context table in a
+/// match"), nothing else. A reader accepts kOldestVersion..kVersion and
+/// refuses others with an error naming the file.
+inline constexpr std::uint16_t kVersion = 4;
 /// Oldest binary version readers still read (version 1: no side records).
 inline constexpr std::uint16_t kOldestVersion = 1;
 

@@ -131,7 +131,7 @@ MpiCallArguments decode_mpi_call(const std::filesystem::path& file, std::uint64_
 /// Structure of one thread trace file, from its header and block headers.
 struct ThreadTraceSummary {
   std::filesystem::path path;
-  std::uint16_t version = 0;  ///< format version of the file (1 or 2)
+  std::uint16_t version = 0;  ///< format version of the file (1 .. format::kVersion)
   std::uint64_t tid = 0;
   std::uint64_t pid = 0;
   std::uint64_t thread_index = 0;

@@ -51,13 +51,20 @@ std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
   return out;
 }
 
-// `events` encoded with length model `length_model` through a
+// An encoder writing format version `version` (its length model and
+// table tail) into `sink`.
+struct VersionEncoder : V2Encoder {
+  VersionEncoder(VectorSink& sink, unsigned version)
+      : V2Encoder(sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version)) {}
+};
+
+// `events` encoded as format version `version` writes them through a
 // `window_bytes` window (blocks' sizes in `blocks`).
-std::vector<std::uint8_t> encode_with_model(const std::vector<std::uint32_t>& events,
-                                            unsigned length_model, std::size_t window_bytes,
+std::vector<std::uint8_t> encode_as_version(const std::vector<std::uint32_t>& events,
+                                            unsigned version, std::size_t window_bytes,
                                             std::vector<std::size_t>* blocks = nullptr) {
   VectorSink sink(window_bytes);
-  V2Encoder enc(sink, sink.fresh(), length_model);
+  VersionEncoder enc(sink, version);
   for (const auto v : events) enc.encode(v);
   enc.finish();
   sink.drain(enc.window());
@@ -350,19 +357,40 @@ std::uint64_t fnv_of(const std::vector<std::uint8_t>& bytes) {
 // computed with that encoder. A faster encoder or walk must not change one
 // byte, and format version 2 files must still decode.
 TEST(CodecV2, BytesAreThoseOfTheReleasedEncoder) {
-  const auto sorted = encode_with_model(quicksort_calls(3000, 5), 1, 512);
+  const auto sorted = encode_as_version(quicksort_calls(3000, 5), 2, 512);
   EXPECT_EQ(sorted.size(), 9587u);
   EXPECT_EQ(fnv_of(sorted), 0xc7180c8ebea5f423ull);
-  const auto random = encode_with_model(random_calls(100000, 300, 3), 1, 512);
+  const auto random = encode_as_version(random_calls(100000, 300, 3), 2, 512);
   EXPECT_EQ(random.size(), 83246u);
   EXPECT_EQ(fnv_of(random), 0xbe95e0b6d36fb5e5ull);
 }
 
 // The same for length model 2, as format version 3 released it.
 TEST(CodecV2, BytesOfLengthModel2AreThoseOfFormatVersion3) {
-  const auto sorted = encode_with<V2Encoder>(quicksort_calls(3000, 5), 512);
+  const auto sorted = encode_as_version(quicksort_calls(3000, 5), 3, 512);
   EXPECT_EQ(sorted.size(), 8844u);
   EXPECT_EQ(fnv_of(sorted), 0x4686bc3b006fad86ull);
+  const auto random = encode_as_version(random_calls(100000, 300, 3), 3, 512);
+  EXPECT_EQ(random.size(), 83303u);
+  EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
+}
+
+// The same for format version 4 (the table tail), as this encoder first
+// wrote them. The quicksort's bytes differ from version 3's (its long
+// matches that do not repeat themselves leave other table entries);
+// random_calls' are the same. Decoded in batches of 1, 3 and 4093 events
+// (a match's first event, its copied ones and its closing catch-up fall in
+// different next() calls).
+TEST(CodecV2, BytesOfFormatVersion4) {
+  const auto events = quicksort_calls(3000, 5);
+  std::vector<std::size_t> blocks;
+  const auto sorted = encode_with<V2Encoder>(events, 512, &blocks);
+  EXPECT_EQ(sorted.size(), 8847u);
+  EXPECT_EQ(fnv_of(sorted), 0x2e3380a781fd2285ull);
+  EXPECT_FALSE(sorted == encode_as_version(events, 3, 512));
+  for (const std::size_t batch : {1u, 3u, 4093u}) {
+    EXPECT_TRUE(decode_blocks(sorted, blocks, events.size(), batch) == events) << batch;
+  }
   const auto random = encode_with<V2Encoder>(random_calls(100000, 300, 3), 512);
   EXPECT_EQ(random.size(), 83303u);
   EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
@@ -392,7 +420,7 @@ TEST(CodecV2, BytesOfLongMatchesAreThoseOfFormatVersion3) {
   const auto detours = loop_with_detours(400000, 600, 11);
   VectorSink sink(4096);
   {
-    V2Encoder enc(sink, sink.fresh());
+    VersionEncoder enc(sink, 3);
     for (std::size_t i = 0; i < detours.size(); ++i) {
       enc.encode(detours[i]);
       if (i % 100003 == 100002) enc.flush();  // the idle flusher, mid-match
@@ -402,11 +430,11 @@ TEST(CodecV2, BytesOfLongMatchesAreThoseOfFormatVersion3) {
   }
   EXPECT_EQ(sink.bytes.size(), 3631u);
   EXPECT_EQ(fnv_of(sink.bytes), 3060521766928790855ull);
-  EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, detours.size(), 4093) == detours);
+  EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, detours.size(), 4093, 3) == detours);
 
   // 17 M events of the plain loop: one match longer than kMaxMatch.
   VectorSink long_sink(4096);
-  V2Encoder enc(long_sink, long_sink.fresh());
+  VersionEncoder enc(long_sink, 3);
   const std::uint64_t events = std::uint64_t{v2::kMaxMatch} + 300001;
   for (std::uint64_t i = 0; i < events; ++i) {
     static constexpr std::uint32_t kLoop[6] = {1, 2, 3, 0, 0, 0};
@@ -520,39 +548,43 @@ TEST(CodecV2, EventLimitStopsTryExtendAndKeepsTheBytes) {
     events.insert(events.end(), 100000, 5 + i);
     events.push_back(0);
   }
-  for (const std::uint32_t period : {1u, 2u, 7u, 16384u, 70000u}) {
-    VectorSink plain_sink(4096);
-    V2Encoder plain(plain_sink, plain_sink.fresh());
-    VectorSink limited_sink(4096);
-    V2Encoder limited(limited_sink, limited_sink.fresh());
-    limited.set_event_limit(period - 1);
-    std::size_t limits_reached = 0;
-    std::size_t since_limit = 0;
-    for (const std::uint32_t v : events) {
-      plain.encode(v);
-      const std::uint32_t left = limited.events_to_limit();
-      if (limited.try_extend(v)) {
-        ASSERT_NE(left, 0u) << "period " << period;
-        ASSERT_EQ(limited.events_to_limit(), left - 1);
-      } else {
-        if (left == 0) {
-          ASSERT_EQ(since_limit, period - 1) << "period " << period;
-          ++limits_reached;
-          since_limit = 0;
-          limited.set_event_limit(period);
+  for (const unsigned version : {3u, 4u})
+    for (const std::uint32_t period : {1u, 2u, 7u, 16384u, 70000u}) {
+      VectorSink plain_sink(4096);
+      VersionEncoder plain(plain_sink, version);
+      VectorSink limited_sink(4096);
+      VersionEncoder limited(limited_sink, version);
+      limited.set_event_limit(period - 1);
+      std::size_t limits_reached = 0;
+      std::size_t since_limit = 0;
+      for (const std::uint32_t v : events) {
+        plain.encode(v);
+        const std::uint32_t left = limited.events_to_limit();
+        if (limited.try_extend(v)) {
+          ASSERT_NE(left, 0u) << "period " << period;
+          ASSERT_EQ(limited.events_to_limit(), left - 1);
+        } else {
+          if (left == 0) {
+            ASSERT_EQ(since_limit, period - 1) << "period " << period;
+            ++limits_reached;
+            since_limit = 0;
+            limited.set_event_limit(period);
+            limited.encode(v);
+            continue;
+          }
           limited.encode(v);
-          continue;
         }
-        limited.encode(v);
+        ++since_limit;
       }
-      ++since_limit;
+      EXPECT_EQ(limits_reached, events.size() / period) << "period " << period;
+      for (auto* e : {&plain, &limited}) e->finish();
+      plain_sink.drain(plain.window());
+      limited_sink.drain(limited.window());
+      EXPECT_TRUE(plain_sink.bytes == limited_sink.bytes) << "period " << period;
+      EXPECT_TRUE(decode_blocks(limited_sink.bytes, limited_sink.blocks, events.size(), 4093,
+                                version) == events)
+          << "version " << version << ", period " << period;
     }
-    EXPECT_EQ(limits_reached, events.size() / period) << "period " << period;
-    for (auto* e : {&plain, &limited}) e->finish();
-    plain_sink.drain(plain.window());
-    limited_sink.drain(limited.window());
-    EXPECT_TRUE(plain_sink.bytes == limited_sink.bytes) << "period " << period;
-  }
 }
 
 // Decodes a stream block by block with decoder `d` (not reset here).
@@ -607,11 +639,11 @@ TEST(CodecV2, ADecoderResetBetweenStreamsDecodesAsANewOne) {
 
 // An encoder built in storage of zero bytes (ZeroedStorage: the runtime's
 // fresh mapping; most of the model is then not written until used) writes
-// the same bytes as one built normally, for both length models.
+// the same bytes as one built normally, for each format version.
 TEST(CodecV2, AnEncoderInZeroedStorageWritesTheSameBytes) {
-  for (const unsigned model : {1u, 2u}) {
+  for (const unsigned version : {2u, 3u, 4u}) {
     for (const auto& events : {quicksort_calls(3000, 5), random_calls(100000, 300, 3)}) {
-      const auto expected = encode_with_model(events, model, 512);
+      const auto expected = encode_as_version(events, version, 512);
       VectorSink sink(512);
       // make_unique<T[]> value-initialises: all zero bytes.
       auto storage = std::make_unique<unsigned char[]>(sizeof(V2Encoder) + alignof(V2Encoder));
@@ -619,11 +651,12 @@ TEST(CodecV2, AnEncoderInZeroedStorageWritesTheSameBytes) {
       std::size_t room = sizeof(V2Encoder) + alignof(V2Encoder);
       at = std::align(alignof(V2Encoder), sizeof(V2Encoder), at, room);
       ASSERT_NE(at, nullptr);
-      auto* enc = new (at) V2Encoder(sink, sink.fresh(), parlot::codec::ZeroedStorage{}, model);
+      auto* enc = new (at) V2Encoder(sink, sink.fresh(), parlot::codec::ZeroedStorage{},
+                                     v2::length_model_of(version), v2::table_tail_of(version));
       for (const auto v : events) enc->encode(v);
       enc->finish();
       sink.drain(enc->window());
-      EXPECT_TRUE(sink.bytes == expected) << "length model " << model;
+      EXPECT_TRUE(sink.bytes == expected) << "version " << version;
     }
   }
 }
@@ -658,53 +691,63 @@ TEST(CodecV2, AnEncoderInAFreshMappingTouchesFewPages) {
   enc->finish();
   sink.drain(enc->window());
   EXPECT_LT(resident(), bytes / page / 4);
-  EXPECT_TRUE(sink.bytes == encode_with_model(events, parlot::codec::v2::kNewestLengthModel, 512));
+  EXPECT_TRUE(sink.bytes == encode_as_version(events, parlot::format::kVersion, 512));
   munmap(mem, bytes);
 }
 
-// Each length model's stream decodes only with its own model: the decoder
-// follows the file's format version (2: model 1, 3: model 2).
+// Each format version's stream decodes only as that version: the decoder
+// follows the file's format version (2: length model 1; 3: model 2; 4:
+// model 2 and the table tail).
 TEST(CodecV2, EachFormatVersionDecodesWithItsLengthModel) {
-  const auto v = quicksort_calls(50000, 8);
-  for (const unsigned model : {1u, 2u}) {
-    std::vector<std::size_t> blocks;
-    const auto bytes = encode_with_model(v, model, 4096, &blocks);
-    const unsigned version = model == 1 ? 2 : 3;
-    EXPECT_EQ(parlot::codec::v2::length_model_of(version), model);
-    EXPECT_TRUE(decode_blocks(bytes, blocks, v.size(), 1000, version) == v) << "model " << model;
-    // The other model reads other lengths: a different stream or an error.
-    Decoder wrong(Codec::kLzRank);
-    wrong.set_format_version(model == 1 ? 3 : 2);
-    std::vector<std::uint32_t> out(v.size());
-    std::size_t got = 0, off = 0;
-    for (const std::size_t b : blocks) {
-      wrong.feed(bytes.data() + off, b);
-      off += b;
-      while (got < out.size()) {
-        const std::size_t n = wrong.next(out.data() + got, out.size() - got);
-        got += n;
-        if (n == 0) break;
+  auto v = quicksort_calls(50000, 8);
+  const auto calls = random_calls(100000, 300, 3);  // matches that do not repeat themselves
+  v.insert(v.end(), calls.begin(), calls.end());
+  EXPECT_EQ(v2::length_model_of(2), 1u);
+  EXPECT_EQ(v2::length_model_of(3), 2u);
+  EXPECT_EQ(v2::length_model_of(4), 2u);
+  EXPECT_EQ(v2::table_tail_of(3), 0u);
+  EXPECT_EQ(v2::table_tail_of(4), v2::kTableTail);
+  for (const unsigned version : {2u, 3u, 4u})
+    for (const unsigned other : {2u, 3u, 4u}) {
+      if (other == version) continue;
+      std::vector<std::size_t> blocks;
+      const auto bytes = encode_as_version(v, version, 4096, &blocks);
+      EXPECT_TRUE(decode_blocks(bytes, blocks, v.size(), 1000, version) == v)
+          << "version " << version;
+      // Another version reads other lengths or other predictions: a
+      // different stream or an error.
+      Decoder wrong(Codec::kLzRank);
+      wrong.set_format_version(other);
+      std::vector<std::uint32_t> out(v.size());
+      std::size_t got = 0, off = 0;
+      for (const std::size_t b : blocks) {
+        wrong.feed(bytes.data() + off, b);
+        off += b;
+        while (got < out.size()) {
+          const std::size_t n = wrong.next(out.data() + got, out.size() - got);
+          got += n;
+          if (n == 0) break;
+        }
+        if (wrong.status() == Decoder::Status::kError) break;
       }
-      if (wrong.status() == Decoder::Status::kError) break;
+      out.resize(got);
+      EXPECT_FALSE(out == v) << "version " << version << " decoded as " << other;
     }
-    out.resize(got);
-    EXPECT_FALSE(out == v) << "model " << model << " decoded by the other model";
-  }
 }
 
 // Length model 2 codes the lengths of data-dependent streams in fewer
 // bytes than model 1, and a periodic loop in no more.
 TEST(CodecV2, LengthModel2IsSmallerOnDataDependentStreams) {
   const auto sorted = quicksort_calls(200000, 3);
-  const auto one = encode_with_model(sorted, 1, 1 << 18);
-  const auto two = encode_with_model(sorted, 2, 1 << 18);
+  const auto one = encode_as_version(sorted, 2, 1 << 18);
+  const auto two = encode_as_version(sorted, 3, 1 << 18);
   EXPECT_LT(two.size() * 100, one.size() * 97) << "model 1 " << one.size() << ", 2 " << two.size();
   std::vector<std::uint32_t> loop{1};
   for (int i = 0; i < 1000000; ++i) {
     for (const std::uint32_t x : {2u, 3u, 0u, 0u, 4u, 0u}) loop.push_back(x);
   }
   loop.push_back(0);
-  EXPECT_LE(encode_with_model(loop, 2, 4096).size(), encode_with_model(loop, 1, 4096).size());
+  EXPECT_LE(encode_as_version(loop, 3, 4096).size(), encode_as_version(loop, 2, 4096).size());
 }
 
 // A decoder reset() mid-stream or at the end decodes the next stream as a
