@@ -76,7 +76,7 @@ constexpr unsigned length_model_of(unsigned version) {
 /// positions enter the LZ context table (format version 4; 0: all of them,
 /// versions 2 and 3). docs/FORMAT.md "Context table in a match"; issue 12:
 /// on sqlite3's stream 9% fewer bytes and 27% fewer decisions, and a
-/// quarter of the encoder's time.
+/// fifth of the encoder's time.
 inline constexpr std::uint32_t kTableTail = 16;
 /// The table tail (see kTableTail) of format version `version`.
 constexpr std::uint32_t table_tail_of(unsigned version) {
