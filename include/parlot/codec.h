@@ -480,8 +480,7 @@ class Decoder {
 
   /// The format version of the file whose stream this decodes (default:
   /// format::kVersion); codec 2 picks its length model and table tail from
-  /// it. Set before
-  /// the first next(); reset() keeps it.
+  /// it. Set before the first next(); reset() keeps it.
   void set_format_version(unsigned version) {
     if (v2_) {
       v2_->set_length_model(v2::length_model_of(version));

@@ -792,6 +792,22 @@ struct Model {
   /// structural context, and whether the last event was an exit.
   RankModel::Slot& candidates() { return rank.slot(RankModel::context_slot(lz)); }
   unsigned after_exit() const { return lz.position() != 0 && lz.at(lz.position() - 1) == 0; }
+
+  /// The LZ table and context brought up to date at a match's end, the same
+  /// call in encoder and decoder: the match copied from `distance`
+  /// positions back (position - slot at its decision point), its first
+  /// `recorded` events were record()ed and the `appended` after them only
+  /// appended. LzModel::catch_up may replay only the last period when
+  /// recorded + period >= 3, and with a table tail only the last
+  /// table_tail events of a match that does not repeat itself.
+  void catch_up_match(std::uint32_t appended, std::uint32_t recorded, std::uint32_t distance) {
+    const std::uint32_t period = distance & LzModel::kHistoryMask;
+    lz.catch_up(appended, recorded + period >= 3 ? period : 0, table_tail);
+  }
+
+  /// table_tail_of() the format version coded (0: every match event enters
+  /// the table); kept by the decoder's reset(), as rank.length_model.
+  std::uint32_t table_tail = kTableTail;
 };
 
 /// Incremental compressor of codec 2. `Sink` provides
@@ -808,8 +824,9 @@ class Encoder {
   /// benchmarks of the old formats.
   Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel,
           std::uint32_t table_tail = kTableTail)
-      : sink_(sink), out_(window), table_tail_(table_tail) {
+      : sink_(sink), out_(window) {
     model_.rank.length_model = length_model;
+    model_.table_tail = table_tail;
     begin_segment();
   }
   /// The same, constructed in storage of all zero bytes (a fresh anonymous
@@ -817,8 +834,9 @@ class Encoder {
   /// (Model(ZeroedStorage)) are then touched only as the stream uses them.
   Encoder(Sink& sink, OutputWindow window, ZeroedStorage z,
           unsigned length_model = kNewestLengthModel, std::uint32_t table_tail = kTableTail)
-      : sink_(sink), out_(window), model_(z), table_tail_(table_tail) {
+      : sink_(sink), out_(window), model_(z) {
     model_.rank.length_model = length_model;
+    model_.table_tail = table_tail;
     begin_segment();
   }
 
@@ -904,17 +922,12 @@ class Encoder {
 
   // The LZ table and context of the match's events that try_extend only
   // append()ed (LzModel::append: the table is read only at a decision),
-  // before anything reads them or the match length resets. The match
-  // copies from `period` events back (at most the ring) and its first
-  // recorded_len_ events were record()ed: LzModel::catch_up may replay only
-  // the last period when recorded_len_ + period >= 3.
-  // With a table tail (format version 4) the match's first event is its
-  // only record()ed one (recorded_len_ 1) and the catch-up is the decoder's
-  // at the match's end (Decoder::end_match_copy).
+  // before anything reads them or the match length resets
+  // (Model::catch_up_match). With a table tail (format version 4) the
+  // match's first event is its only record()ed one (recorded_len_ 1) and
+  // this runs only at the match's end, as in the decoder (copy_match).
   void catch_up_match() {
-    const std::uint32_t period = distance_ & LzModel::kHistoryMask;
-    model_.lz.catch_up(match_len() - recorded_len_, recorded_len_ + period >= 3 ? period : 0,
-                       table_tail_);
+    model_.catch_up_match(match_len() - recorded_len_, recorded_len_, distance_);
   }
 
   // Events in the open match (0: none): from its first event's position.
@@ -943,12 +956,12 @@ class Encoder {
   // catch-up): try_extend may append up to kAppendMax more, as the history
   // ring must still hold them at the catch-up, and the match up to
   // kMaxMatch.
-  // With a table tail the catch-up needs only the last table_tail_ (or
+  // With a table tail the catch-up needs only the last model_.table_tail (or
   // period) events: no cap but kMaxMatch.
   void set_recorded_len(std::uint32_t len) {
     recorded_len_ = len;
     cap_end_ =
-        match_start_ + (table_tail_ != 0 ? kMaxMatch : std::min(kMaxMatch, len + kAppendMax));
+        match_start_ + (model_.table_tail != 0 ? kMaxMatch : std::min(kMaxMatch, len + kAppendMax));
     update_fast_end();
   }
   static constexpr std::uint32_t kAppendMax = LzModel::kHistoryMask;
@@ -985,7 +998,7 @@ class Encoder {
       // event limit stopped it): catch up (as try_extend, no flush check
       // here). With a table tail only the event limit stops it, and the
       // match's table stores wait for its end.
-      if (table_tail_ != 0) {
+      if (model_.table_tail != 0) {
         model_.lz.append(v);
         update_fast_end();
         return;
@@ -1049,7 +1062,6 @@ class Encoder {
   std::uint32_t match_start_ = 0;
   std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)
   bool in_match_ = false;
-  std::uint32_t table_tail_;  // table_tail_of() the format version written
 };
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each
@@ -1064,7 +1076,7 @@ class Decoder {
   void set_length_model(unsigned length_model) { model_.rank.length_model = length_model; }
   /// The table tail of the stream to decode (table_tail_of() of its file's
   /// format version); kept by reset(). Set before the first next().
-  void set_table_tail(std::uint32_t table_tail) { table_tail_ = table_tail; }
+  void set_table_tail(std::uint32_t table_tail) { model_.table_tail = table_tail; }
 
   void feed(const std::uint8_t* data, std::size_t n) {
     in_ = data;
@@ -1094,7 +1106,7 @@ class Decoder {
     seg_left_ = 0;
     match_left_ = 0;
     match_slot_ = 0;
-    match_period_ = 0;
+    match_distance_ = 0;
     last_len_ = 0;
     literal_pending_ = false;
     in_ = in_end_ = in_begin_ = nullptr;
@@ -1117,7 +1129,7 @@ class Decoder {
     while (n < cap) {
       if (match_left_ != 0) {
         const std::size_t k = match_left_ < cap - n ? match_left_ : cap - n;
-        if (table_tail_ == 0) {
+        if (model_.table_tail == 0) {
           match_slot_ = lz.replay(match_slot_, k, out + n);
         } else {
           copy_match(k, out + n);
@@ -1175,7 +1187,7 @@ class Decoder {
       seg_left_ -= len;
       last_len_ = len;
       match_slot_ = lz.predicted_slot();
-      match_period_ = (lz.position() - match_slot_) & LzModel::kHistoryMask;
+      match_distance_ = lz.position() - match_slot_;
       match_left_ = len;
       literal_pending_ = len < kMaxMatch && seg_left_ != 0;
       if (!literal_pending_) {
@@ -1190,7 +1202,7 @@ class Decoder {
 
   // `k` more events of the match (<= match_left_) with a table tail, as the
   // encoder: its first event record()ed, the others copied, and at its end
-  // the encoder's catch-up (Encoder::catch_up_match with recorded_len_ 1).
+  // the encoder's catch-up (Model::catch_up_match, 1 event record()ed).
   void copy_match(std::size_t k, std::uint32_t* out) {
     LzModel& lz = model_.lz;
     std::size_t done = 0;
@@ -1200,7 +1212,7 @@ class Decoder {
     }
     match_slot_ = lz.copy(match_slot_, k - done, out + done);
     if (k == match_left_) {
-      lz.catch_up(last_len_ - 1, 1 + match_period_ >= 3 ? match_period_ : 0, table_tail_);
+      model_.catch_up_match(last_len_ - 1, 1, match_distance_);
     }
   }
 
@@ -1221,9 +1233,8 @@ class Decoder {
   std::uint64_t seg_left_ = 0;
   std::uint32_t match_left_ = 0;
   std::uint32_t match_slot_ = 0;
-  std::uint32_t match_period_ = 0;  // the match's copy distance mod the history ring
+  std::uint32_t match_distance_ = 0;  // position - slot at the match's decision point
   std::uint32_t last_len_ = 0;
-  std::uint32_t table_tail_ = kTableTail;  // set_table_tail(); kept by reset()
   bool literal_pending_ = false;
   const std::uint8_t* in_ = nullptr;
   const std::uint8_t* in_end_ = nullptr;
