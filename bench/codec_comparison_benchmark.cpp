@@ -169,7 +169,7 @@ class ParlotCodec final : public Codec {
     sink_.block_sizes = &c.block_sizes;
     if constexpr (std::is_same_v<Enc<AppendSink>, codec::v2::Encoder<AppendSink>>) {
       encode_all<Enc>(s.events, sink_, codec::v2::length_model_of(version_),
-                      codec::v2::table_tail_of(version_));
+                      codec::v2::table_tail_of(version_), codec::v2::long_context_of(version_));
     } else {
       encode_all<Enc>(s.events, sink_);
     }
@@ -486,6 +486,9 @@ int main(int argc, char** argv) {
   // And as format version 3 wrote it (no table tail).
   codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank,
                                                                      "parlot2-v3", 3));
+  // And as format version 4 wrote it (no long context).
+  codecs.push_back(std::make_unique<ParlotCodec<codec::v2::Encoder>>(parlot::format::Codec::kLzRank,
+                                                                     "parlot2-v4", 4));
   codecs.push_back(std::make_unique<ZstdCodec>(1, kBlockBytes, "zstd1"));
   codecs.push_back(std::make_unique<ZstdCodec>(19, kBlockBytes, "zstd19"));
   codecs.push_back(std::make_unique<Lz4Codec>(false, kBlockBytes));

@@ -1,5 +1,5 @@
-// Codec 2's decision points per recorded stream, for each format version
-// it writes (issue 12): events, decision points (events that did not
+// Codec 2's decision points per recorded stream, for format version 4 and
+// the newest (issue 12): events, decision points (events that did not
 // continue a match: Encoder::try_extend() returned false), compressed
 // bytes, and the encoder's time alone (best of 3 passes, ns per event,
 // steady clock, one thread). A decision point is where codec 2 spends its
@@ -45,7 +45,8 @@ Result measure(const std::vector<std::uint32_t>& events, unsigned version) {
   {
     CountingSink sink;
     auto enc = std::make_unique<v2::Encoder<CountingSink>>(
-        sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version));
+        sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version),
+        v2::long_context_of(version));
     for (const std::uint32_t v : events) {
       if (!enc->try_extend(v)) {
         ++r.decisions;
@@ -60,7 +61,8 @@ Result measure(const std::vector<std::uint32_t>& events, unsigned version) {
   for (int pass = 0; pass < 3; ++pass) {
     CountingSink sink;
     auto enc = std::make_unique<v2::Encoder<CountingSink>>(
-        sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version));
+        sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version),
+        v2::long_context_of(version));
     const auto t0 = std::chrono::steady_clock::now();
     for (const std::uint32_t v : events) enc->encode(v);
     enc->finish();
@@ -84,7 +86,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::vector<std::uint32_t> events = parlot::bench::recorded_events(argv[i]);
     if (events.empty()) continue;
-    for (const unsigned version : {3u, unsigned{parlot::format::kVersion}}) {
+    for (const unsigned version : {4u, unsigned{parlot::format::kVersion}}) {
       const Result r = measure(events, version);
       std::printf("| %s | %u | %zu | %llu | %.1f | %llu | %.3f |\n", argv[i], version,
                   events.size(), static_cast<unsigned long long>(r.decisions),

@@ -5,8 +5,9 @@
 //   byte 0   bit 0: codec (1 = LZ + zero elimination, 0 = raw words);
 //            bit 1 set: codec 2 (LZ + ranked literals, range-coded) instead,
 //            bit 0 then the format version (1 = version 2: length model 1;
-//            0: bit 2 set = version 3, length model 2; clear = version 4,
-//            length model 2 and the table tail);
+//            0: bit 2 set = version 3, length model 2; else bit 3 set =
+//            version 4, length model 2 and the table tail; clear = version
+//            5, and the long context);
 //            bits 2-7: events pulled per next() call, minus 1 (1 .. 64)
 //   byte 1   bytes per feed() call / 16; 0 = the whole rest in one feed
 //            (codec 2: each feed is a block, whole segments)
@@ -65,7 +66,8 @@ void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec, uns
   const std::vector<std::uint8_t> bytes =
       codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(
                                     events, parlot::codec::v2::length_model_of(version),
-                                    parlot::codec::v2::table_tail_of(version))
+                                    parlot::codec::v2::table_tail_of(version),
+                                    parlot::codec::v2::long_context_of(version))
       : codec == Codec::kLzZe ? encode<parlot::codec::Encoder<VectorSink>>(events)
                               : encode<parlot::codec::RawEncoder<VectorSink>>(events);
   auto d = std::make_unique<Decoder>(codec);
@@ -93,7 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const unsigned version = codec != Codec::kLzRank ? parlot::format::kVersion
                            : (data[0] & 1) != 0    ? 2
                            : (data[0] & 4) != 0    ? 3
-                                                   : 4;
+                           : (data[0] & 8) != 0    ? 4
+                                                   : 5;
   const std::size_t batch = 1 + (data[0] >> 2);
   const std::size_t chunk = data[1] == 0 ? size : std::size_t{data[1]} * 16;
   data += 2;

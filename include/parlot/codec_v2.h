@@ -8,7 +8,10 @@
 //      few instructions as in codec 1 and writes nothing. Since format
 //      version 4 a match that does not repeat itself writes the context
 //      table only for its first and last kTableTail events (codec 1 and
-//      versions 2-3: every event).
+//      versions 2-3: every event). Since version 5 a second table, under
+//      the last 6 events of each recorded position (decision points),
+//      predicts the match's source when its past agrees further back
+//      (LzModel::predicted_slot, "long context").
 //   2. At a decision point (a match ends, or none starts) the match length
 //      and the literal that follows are coded with an adaptive binary range
 //      coder (LZMA-style: 32-bit range, 12-bit probabilities, carry
@@ -81,6 +84,11 @@ inline constexpr std::uint32_t kTableTail = 16;
 /// The table tail (see kTableTail) of format version `version`.
 constexpr std::uint32_t table_tail_of(unsigned version) {
   return version >= 4 ? kTableTail : 0;
+}
+/// Whether the LZ model of format version `version` has the long context
+/// (LzModel::set_long_context; docs/FORMAT.md "Long context", version 5).
+constexpr bool long_context_of(unsigned version) {
+  return version >= 5;
 }
 /// Most history events the decision point walks back to find the caller and
 /// the previous sibling.
@@ -781,12 +789,18 @@ struct Model {
   LzModel lz;
   RankModel rank;
 
-  Model() { rank.reset(); }
+  Model() {
+    rank.reset();
+    lz.set_long_context(true);
+  }
   /// In storage of all zero bytes (see LzModel(ZeroedStorage)): writes
   /// about 11 KB of probabilities; the history, the LZ table, the candidate
   /// slots and the probabilities of each last width (about 950 KB) only
   /// when the stream first uses them.
-  explicit Model(ZeroedStorage z) : lz(z), rank(z) { rank.reset(); }
+  explicit Model(ZeroedStorage z) : lz(z), rank(z) {
+    rank.reset();
+    lz.set_long_context(true);
+  }
 
   /// Event at the LZ prediction `slot`, the candidate list of the current
   /// structural context, and whether the last event was an exit.
@@ -818,25 +832,29 @@ struct Model {
 template <class Sink>
 class Encoder {
  public:
-  /// `length_model` and `table_tail`: those of the format version to
-  /// write (length_model_of(), table_tail_of()); the defaults are the
+  /// `length_model`, `table_tail` and `long_context`: those of the format
+  /// version to write (length_model_of(), table_tail_of(),
+  /// long_context_of()); the defaults are the
   /// newest, what the runtime writes. Older ones are for tests and
   /// benchmarks of the old formats.
   Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel,
-          std::uint32_t table_tail = kTableTail)
+          std::uint32_t table_tail = kTableTail, bool long_context = true)
       : sink_(sink), out_(window) {
     model_.rank.length_model = length_model;
     model_.table_tail = table_tail;
+    model_.lz.set_long_context(long_context);
     begin_segment();
   }
   /// The same, constructed in storage of all zero bytes (a fresh anonymous
   /// mapping, as the runtime's thread traces): most of the model's pages
   /// (Model(ZeroedStorage)) are then touched only as the stream uses them.
   Encoder(Sink& sink, OutputWindow window, ZeroedStorage z,
-          unsigned length_model = kNewestLengthModel, std::uint32_t table_tail = kTableTail)
+          unsigned length_model = kNewestLengthModel, std::uint32_t table_tail = kTableTail,
+          bool long_context = true)
       : sink_(sink), out_(window), model_(z) {
     model_.rank.length_model = length_model;
     model_.table_tail = table_tail;
+    model_.lz.set_long_context(long_context);
     begin_segment();
   }
 
@@ -1077,6 +1095,9 @@ class Decoder {
   /// The table tail of the stream to decode (table_tail_of() of its file's
   /// format version); kept by reset(). Set before the first next().
   void set_table_tail(std::uint32_t table_tail) { model_.table_tail = table_tail; }
+  /// Whether the stream to decode has the long context (long_context_of()
+  /// of its file's format version; on by default). Kept by reset().
+  void set_long_context(bool on) { model_.lz.set_long_context(on); }
 
   void feed(const std::uint8_t* data, std::size_t n) {
     in_ = data;
@@ -1177,8 +1198,8 @@ class Decoder {
       }
       DecodeBits bits{rc_};
       slot_ = &model_.candidates();
-      const unsigned ctx =
-          model_.rank.len_ctx * 2 + (slot_->events[0] == lz.at(lz.predicted_slot()));
+      const std::uint32_t predicted = lz.predicted_slot();
+      const unsigned ctx = model_.rank.len_ctx * 2 + (slot_->events[0] == lz.at(predicted));
       const std::uint32_t len = code_length(bits, model_.rank, ctx, 0, *slot_);
       if (rc_.overrun()) return fail_at_coder("match length cut short", n);
       if (len > seg_left_ || len > kMaxMatch) {
@@ -1186,7 +1207,7 @@ class Decoder {
       }
       seg_left_ -= len;
       last_len_ = len;
-      match_slot_ = lz.predicted_slot();
+      match_slot_ = predicted;
       match_distance_ = lz.position() - match_slot_;
       match_left_ = len;
       literal_pending_ = len < kMaxMatch && seg_left_ != 0;

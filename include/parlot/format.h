@@ -17,9 +17,11 @@ namespace parlot::format {
 /// (codec_v2.h), nothing else; version 4 keeps only the last
 /// v2::kTableTail positions of codec 2's matches that do not repeat
 /// themselves in the LZ context table (docs/FORMAT.md "Context table in a
-/// match"), nothing else. A reader accepts kOldestVersion..kVersion and
+/// match"), nothing else; version 5 adds codec 2's long context (a second
+/// LZ table under the last 6 events, docs/FORMAT.md "Long context"),
+/// nothing else. A reader accepts kOldestVersion..kVersion and
 /// refuses others with an error naming the file.
-inline constexpr std::uint16_t kVersion = 4;
+inline constexpr std::uint16_t kVersion = 5;
 /// Oldest binary version readers still read (version 1: no side records).
 inline constexpr std::uint16_t kOldestVersion = 1;
 

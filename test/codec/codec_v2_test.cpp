@@ -55,7 +55,8 @@ std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
 // table tail) into `sink`.
 struct VersionEncoder : V2Encoder {
   VersionEncoder(VectorSink& sink, unsigned version)
-      : V2Encoder(sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version)) {}
+      : V2Encoder(sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version),
+                  v2::long_context_of(version)) {}
 };
 
 // `events` encoded as format version `version` writes them through a
@@ -384,16 +385,34 @@ TEST(CodecV2, BytesOfLengthModel2AreThoseOfFormatVersion3) {
 TEST(CodecV2, BytesOfFormatVersion4) {
   const auto events = quicksort_calls(3000, 5);
   std::vector<std::size_t> blocks;
-  const auto sorted = encode_with<V2Encoder>(events, 512, &blocks);
+  const auto sorted = encode_as_version(events, 4, 512, &blocks);
   EXPECT_EQ(sorted.size(), 8847u);
   EXPECT_EQ(fnv_of(sorted), 0x2e3380a781fd2285ull);
   EXPECT_FALSE(sorted == encode_as_version(events, 3, 512));
   for (const std::size_t batch : {1u, 3u, 4093u}) {
+    EXPECT_TRUE(decode_blocks(sorted, blocks, events.size(), batch, 4) == events) << batch;
+  }
+  const auto random = encode_as_version(random_calls(100000, 300, 3), 4, 512);
+  EXPECT_EQ(random.size(), 83303u);
+  EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
+}
+
+// Format version 5 (the long context): its bytes, pinned as the format
+// released them; fewer than version 4's on the same quicksort calls, and
+// decoded in batches that cut matches anywhere.
+TEST(CodecV2, BytesOfFormatVersion5) {
+  const auto events = quicksort_calls(3000, 5);
+  std::vector<std::size_t> blocks;
+  const auto sorted = encode_with<V2Encoder>(events, 512, &blocks);
+  EXPECT_EQ(sorted.size(), 8820u);
+  EXPECT_EQ(fnv_of(sorted), 0x383b985ae1e2cabdull);
+  EXPECT_LT(sorted.size(), encode_as_version(events, 4, 512).size());
+  for (const std::size_t batch : {1u, 3u, 4093u}) {
     EXPECT_TRUE(decode_blocks(sorted, blocks, events.size(), batch) == events) << batch;
   }
   const auto random = encode_with<V2Encoder>(random_calls(100000, 300, 3), 512);
-  EXPECT_EQ(random.size(), 83303u);
-  EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
+  EXPECT_EQ(random.size(), 83334u);
+  EXPECT_EQ(fnv_of(random), 0xf8b3f7f50a8a3664ull);
 }
 
 // A loop of 3 nested calls (6 events) where every `gap`-th iteration
@@ -515,6 +534,44 @@ TEST(LzModelCatchUp, AppendThenCatchUpIsRecord) {
       ASSERT_TRUE(*lazy == *full) << before_end << " before the ring's end, " << n << " events";
     }
   }
+}
+
+// The long context (format version 5): after 1 2 3 4 5 6 7 and 9 9 9 4 5
+// 6 8, the events 1 2 3 4 5 6 are followed by 7 (the slot whose 6 events
+// before agree), not by 8 (the last slot after 4 5 6, which the 3-event
+// context alone predicts); a slot that agrees no further than the 3-event
+// one leaves that one's prediction.
+TEST(LzModelLongContext, PredictsTheSlotWhoseContextAgreesFurther) {
+  for (const bool long_context : {false, true}) {
+    auto lz = std::make_unique<parlot::codec::LzModel>();
+    lz->set_long_context(long_context);
+    for (const std::uint32_t v :
+         {1u, 2u, 3u, 4u, 5u, 6u, 7u, 9u, 9u, 9u, 4u, 5u, 6u, 8u, 1u, 2u, 3u, 4u, 5u, 6u})
+      lz->record(v);
+    EXPECT_EQ(lz->at(lz->predicted_slot()), long_context ? 7u : 8u) << long_context;
+    // 9 9 9 4 5 6 again, after 1 2 3 4 5 6 above: its long slot (before 8)
+    // agrees 6 events back, further than the 3-event context's last slot.
+    for (const std::uint32_t v : {7u, 9u, 9u, 9u, 4u, 5u, 6u}) lz->record(v);
+    EXPECT_EQ(lz->at(lz->predicted_slot()), long_context ? 8u : 7u) << long_context;
+  }
+}
+
+// The long context's comparison gives the same answer with AVX2 and
+// without, on windows anywhere in the ring (wrapping its end or not).
+TEST(LzModelLongContext, AgreementIsTheSameWithAndWithoutAvx2) {
+  constexpr std::uint32_t kRing = parlot::codec::LzModel::kHistoryMask + 1;
+  std::vector<std::uint32_t> history(kRing);
+  std::mt19937 rng(5);
+  for (auto& v : history) v = rng() % 3;  // runs of agreement of every length
+  for (std::uint32_t i = 0; i < 200000; ++i) {
+    const std::uint32_t a = i < 40 ? kRing - 20 + i : rng();
+    const std::uint32_t b = i < 40 ? i * 7 : rng();
+    const unsigned scalar = parlot::codec::LzModel::agreement_in(history.data(), a, b, false);
+    ASSERT_EQ(parlot::codec::LzModel::agreement_in(history.data(), a, b, true), scalar)
+        << a << " " << b;
+    ASSERT_LE(scalar, parlot::codec::kLongCompare);
+  }
+  EXPECT_EQ(parlot::codec::LzModel::agreement_in(history.data(), 100, 100, true), 8u);
 }
 
 // Matches longer than the history ring: runs of one event after a literal
@@ -652,7 +709,8 @@ TEST(CodecV2, AnEncoderInZeroedStorageWritesTheSameBytes) {
       at = std::align(alignof(V2Encoder), sizeof(V2Encoder), at, room);
       ASSERT_NE(at, nullptr);
       auto* enc = new (at) V2Encoder(sink, sink.fresh(), parlot::codec::ZeroedStorage{},
-                                     v2::length_model_of(version), v2::table_tail_of(version));
+                                     v2::length_model_of(version), v2::table_tail_of(version),
+                                     v2::long_context_of(version));
       for (const auto v : events) enc->encode(v);
       enc->finish();
       sink.drain(enc->window());
@@ -697,7 +755,7 @@ TEST(CodecV2, AnEncoderInAFreshMappingTouchesFewPages) {
 
 // Each format version's stream decodes only as that version: the decoder
 // follows the file's format version (2: length model 1; 3: model 2; 4:
-// model 2 and the table tail).
+// model 2 and the table tail; 5: and the long context).
 TEST(CodecV2, EachFormatVersionDecodesWithItsLengthModel) {
   auto v = quicksort_calls(50000, 8);
   const auto calls = random_calls(100000, 300, 3);  // matches that do not repeat themselves
@@ -707,8 +765,11 @@ TEST(CodecV2, EachFormatVersionDecodesWithItsLengthModel) {
   EXPECT_EQ(v2::length_model_of(4), 2u);
   EXPECT_EQ(v2::table_tail_of(3), 0u);
   EXPECT_EQ(v2::table_tail_of(4), v2::kTableTail);
-  for (const unsigned version : {2u, 3u, 4u})
-    for (const unsigned other : {2u, 3u, 4u}) {
+  EXPECT_EQ(v2::table_tail_of(5), v2::kTableTail);
+  EXPECT_FALSE(v2::long_context_of(4));
+  EXPECT_TRUE(v2::long_context_of(5));
+  for (const unsigned version : {2u, 3u, 4u, 5u})
+    for (const unsigned other : {2u, 3u, 4u, 5u}) {
       if (other == version) continue;
       std::vector<std::size_t> blocks;
       const auto bytes = encode_as_version(v, version, 4096, &blocks);

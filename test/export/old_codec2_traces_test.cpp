@@ -4,8 +4,10 @@
 // - test/data/v2_quicksort_trace.tar.gz: version 2 (length model 1), made
 //   before the format went to version 3;
 // - test/data/v3_quicksort_trace.tar.gz: version 3 (length model 2, every
-//   match position in the context table), made before version 4.
-// Both are `quicksort_threads 30000 2` (3 threads), a deterministic run:
+//   match position in the context table), made before version 4;
+// - test/data/v4_quicksort_trace.tar.gz: version 4 (the table tail, no
+//   long context), made before version 5.
+// All are `quicksort_threads 30000 2` (3 threads), a deterministic run:
 // the same events, which the version-2 build read from its own file.
 #include <gtest/gtest.h>
 
@@ -61,6 +63,10 @@ TEST(VersionTwo, OldCodec2TraceDecodesToExactlyItsEvents) {
 
 TEST(VersionThree, OldCodec2TraceDecodesToExactlyItsEvents) {
   expect_quicksort_events(PARLOT_V3_TRACE, 3);
+}
+
+TEST(VersionFour, OldCodec2TraceDecodesToExactlyItsEvents) {
+  expect_quicksort_events(PARLOT_V4_TRACE, 4);
 }
 
 }  // namespace
