@@ -168,8 +168,7 @@ class ParlotCodec final : public Codec {
     sink_.out = &c.bytes;
     sink_.block_sizes = &c.block_sizes;
     if constexpr (std::is_same_v<Enc<AppendSink>, codec::v2::Encoder<AppendSink>>) {
-      encode_all<Enc>(s.events, sink_, codec::v2::length_model_of(version_),
-                      codec::v2::table_tail_of(version_), codec::v2::long_context_of(version_));
+      encode_all<Enc>(s.events, sink_, version_);
     } else {
       encode_all<Enc>(s.events, sink_);
     }

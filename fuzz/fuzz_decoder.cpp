@@ -64,10 +64,7 @@ std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, Optio
 
 void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec, unsigned version) {
   const std::vector<std::uint8_t> bytes =
-      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(
-                                    events, parlot::codec::v2::length_model_of(version),
-                                    parlot::codec::v2::table_tail_of(version),
-                                    parlot::codec::v2::long_context_of(version))
+      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(events, version)
       : codec == Codec::kLzZe ? encode<parlot::codec::Encoder<VectorSink>>(events)
                               : encode<parlot::codec::RawEncoder<VectorSink>>(events);
   auto d = std::make_unique<Decoder>(codec);

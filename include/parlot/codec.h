@@ -567,14 +567,10 @@ class Decoder {
         v2_(codec == format::Codec::kLzRank ? std::make_unique<v2::Decoder>() : nullptr) {}
 
   /// The format version of the file whose stream this decodes (default:
-  /// format::kVersion); codec 2 picks its length model and table tail from
-  /// it. Set before the first next(); reset() keeps it.
+  /// format::kVersion); codec 2 picks its model parts from it
+  /// (v2::Model::set_format_version). Set before the first next(); reset() keeps it.
   void set_format_version(unsigned version) {
-    if (v2_) {
-      v2_->set_length_model(v2::length_model_of(version));
-      v2_->set_table_tail(v2::table_tail_of(version));
-      v2_->set_long_context(v2::long_context_of(version));
-    }
+    if (v2_) v2_->set_format_version(version);
   }
 
   /// Back to the state of a new decoder of the same codec (a new stream),

@@ -53,6 +53,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+
+#include "parlot/format.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -791,7 +793,7 @@ struct Model {
 
   Model() {
     rank.reset();
-    lz.set_long_context(true);
+    set_format_version(format::kVersion);
   }
   /// In storage of all zero bytes (see LzModel(ZeroedStorage)): writes
   /// about 11 KB of probabilities; the history, the LZ table, the candidate
@@ -799,7 +801,17 @@ struct Model {
   /// when the stream first uses them.
   explicit Model(ZeroedStorage z) : lz(z), rank(z) {
     rank.reset();
-    lz.set_long_context(true);
+    set_format_version(format::kVersion);
+  }
+
+  /// The model parts of format version `version` (2 .. format::kVersion):
+  /// its length model (length_model_of), table tail (table_tail_of) and
+  /// long context (long_context_of). The newest at construction; kept by
+  /// the decoder's reset(). Set before the first event.
+  void set_format_version(unsigned version) {
+    rank.length_model = length_model_of(version);
+    table_tail = table_tail_of(version);
+    lz.set_long_context(long_context_of(version));
   }
 
   /// Event at the LZ prediction `slot`, the candidate list of the current
@@ -832,29 +844,21 @@ struct Model {
 template <class Sink>
 class Encoder {
  public:
-  /// `length_model`, `table_tail` and `long_context`: those of the format
-  /// version to write (length_model_of(), table_tail_of(),
-  /// long_context_of()); the defaults are the
-  /// newest, what the runtime writes. Older ones are for tests and
-  /// benchmarks of the old formats.
-  Encoder(Sink& sink, OutputWindow window, unsigned length_model = kNewestLengthModel,
-          std::uint32_t table_tail = kTableTail, bool long_context = true)
+  /// `format_version`: the format version to write (Model::
+  /// set_format_version); the default is the newest, what the runtime
+  /// writes. Older ones are for tests and benchmarks of the old formats.
+  Encoder(Sink& sink, OutputWindow window, unsigned format_version = format::kVersion)
       : sink_(sink), out_(window) {
-    model_.rank.length_model = length_model;
-    model_.table_tail = table_tail;
-    model_.lz.set_long_context(long_context);
+    model_.set_format_version(format_version);
     begin_segment();
   }
   /// The same, constructed in storage of all zero bytes (a fresh anonymous
   /// mapping, as the runtime's thread traces): most of the model's pages
   /// (Model(ZeroedStorage)) are then touched only as the stream uses them.
   Encoder(Sink& sink, OutputWindow window, ZeroedStorage z,
-          unsigned length_model = kNewestLengthModel, std::uint32_t table_tail = kTableTail,
-          bool long_context = true)
+          unsigned format_version = format::kVersion)
       : sink_(sink), out_(window), model_(z) {
-    model_.rank.length_model = length_model;
-    model_.table_tail = table_tail;
-    model_.lz.set_long_context(long_context);
+    model_.set_format_version(format_version);
     begin_segment();
   }
 
@@ -1089,15 +1093,10 @@ class Encoder {
 /// and the offset from the start of the current feed.
 class Decoder {
  public:
-  /// The length model of the stream to decode (length_model_of() of its
-  /// file's format version); kept by reset(). Set before the first next().
-  void set_length_model(unsigned length_model) { model_.rank.length_model = length_model; }
-  /// The table tail of the stream to decode (table_tail_of() of its file's
-  /// format version); kept by reset(). Set before the first next().
-  void set_table_tail(std::uint32_t table_tail) { model_.table_tail = table_tail; }
-  /// Whether the stream to decode has the long context (long_context_of()
-  /// of its file's format version; on by default). Kept by reset().
-  void set_long_context(bool on) { model_.lz.set_long_context(on); }
+  /// The format version of the file whose stream this decodes (Model::
+  /// set_format_version; the newest by default); kept by reset(). Set
+  /// before the first next().
+  void set_format_version(unsigned version) { model_.set_format_version(version); }
 
   void feed(const std::uint8_t* data, std::size_t n) {
     in_ = data;

@@ -54,9 +54,7 @@ std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
 // An encoder writing format version `version` (its length model and
 // table tail) into `sink`.
 struct VersionEncoder : V2Encoder {
-  VersionEncoder(VectorSink& sink, unsigned version)
-      : V2Encoder(sink, sink.fresh(), v2::length_model_of(version), v2::table_tail_of(version),
-                  v2::long_context_of(version)) {}
+  VersionEncoder(VectorSink& sink, unsigned version) : V2Encoder(sink, sink.fresh(), version) {}
 };
 
 // `events` encoded as format version `version` writes them through a
@@ -708,9 +706,7 @@ TEST(CodecV2, AnEncoderInZeroedStorageWritesTheSameBytes) {
       std::size_t room = sizeof(V2Encoder) + alignof(V2Encoder);
       at = std::align(alignof(V2Encoder), sizeof(V2Encoder), at, room);
       ASSERT_NE(at, nullptr);
-      auto* enc = new (at) V2Encoder(sink, sink.fresh(), parlot::codec::ZeroedStorage{},
-                                     v2::length_model_of(version), v2::table_tail_of(version),
-                                     v2::long_context_of(version));
+      auto* enc = new (at) V2Encoder(sink, sink.fresh(), parlot::codec::ZeroedStorage{}, version);
       for (const auto v : events) enc->encode(v);
       enc->finish();
       sink.drain(enc->window());
