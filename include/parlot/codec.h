@@ -248,6 +248,25 @@ class LzModel {
     hash_ = h;
   }
 
+  /// record()'s table stores alone, for the position about to be
+  /// recorded: what its event will not change (they depend only on the
+  /// context). An encoder that predicts the next event's match before the
+  /// event arrives (codec 2) does them then; the event is then append()ed
+  /// and its context shift_context()ed: the same state as record().
+  void store_position() {
+    const std::uint32_t slot = pos_ & kHistoryMask;
+    table_[hash_] = static_cast<std::uint16_t>(slot);
+    if (long_) long_table_[long_hash()] = static_cast<std::uint16_t>(slot);
+  }
+  /// record()'s context shift alone, for `v`, the event of the position
+  /// last store_position()ed (append()ed since).
+  void shift_context(std::uint32_t v) {
+    c3_ = c2_;
+    c2_ = c1_;
+    c1_ = v;
+    hash_ = hash_of(c1_, c2_, c3_);
+  }
+
   [[gnu::always_inline]] inline void record(std::uint32_t v) {
     const std::uint32_t slot = pos_ & kHistoryMask;
     table_[hash_] = static_cast<std::uint16_t>(slot);
