@@ -707,6 +707,34 @@ TEST(CodecV2, TryExtendTakesThePredictedEventAfterALiteral) {
   EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 5) == events);
 }
 
+// The runtime's protocol (ThreadTrace::put_fast, put, on_countdown) with
+// random event limits and time-driven flushes at random events, on
+// data-dependent streams: every event decodes back, whatever the state a
+// flush or a limit finds (a predicted match with no event yet, a literal
+// right after a literal, a match's first event at the limit).
+TEST(CodecV2, RoundTripUnderRandomLimitsAndFlushes) {
+  for (std::uint32_t seed = 0; seed < 12; ++seed) {
+    std::mt19937 rng(seed);
+    const auto events = random_calls(60000, 3 + seed * 7, seed);
+    VectorSink sink(512);
+    V2Encoder enc(sink, sink.fresh());
+    enc.set_event_limit(rng() % 5);
+    for (const std::uint32_t v : events) {
+      if (enc.try_extend(v)) continue;
+      if (enc.events_to_limit() == 0) {
+        if (rng() % 3 == 0) enc.flush();
+        enc.set_event_limit(rng() % 4 == 0 ? 0 : rng() % 50);
+      }
+      enc.encode(v);
+      if (rng() % 97 == 0) enc.flush();
+    }
+    enc.finish();
+    sink.drain(enc.window());
+    EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 1 + seed * 100) == events)
+        << "seed " << seed;
+  }
+}
+
 // Decodes a stream block by block with decoder `d` (not reset here).
 std::vector<std::uint32_t> decode_with(Decoder& d, const std::vector<std::uint8_t>& bytes,
                                        const std::vector<std::size_t>& blocks) {
