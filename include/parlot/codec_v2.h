@@ -973,18 +973,20 @@ class Encoder {
         seg_events_ >= kMaxSegmentEvents) {
       return;
     }
-    predict_match();
-    model_.lz.store_position();
+    // The position's table stores (record()'s, which depend only on the
+    // context) are done now; its event is then append()ed (try_extend) and
+    // its context shifted at the catch-up (catch_up_match).
+    predict_match(model_.lz.predicted_slot_storing_position());
     in_match_ = true;
     predicted_ = true;
     match_start_ = model_.lz.position();
     set_recorded_len(1);
   }
 
-  // The decision point's prediction: the slot the next event should equal
-  // (match_slot() from now), its structural context and length context.
-  void predict_match() {
-    const std::uint32_t slot = model_.lz.predicted_slot();
+  // The decision point's prediction from `slot`, the LZ model's predicted
+  // slot: the slot the next event should equal (match_slot() from now),
+  // the structural context and the length context.
+  void predict_match(std::uint32_t slot) {
     distance_ = model_.lz.position() - slot;  // match_slot() is now `slot`
     slot_ = &model_.candidates();
     token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
@@ -1097,7 +1099,7 @@ class Encoder {
       // decision point's prediction, which failed.
       predicted_ = false;
     } else {
-      predict_match();
+      predict_match(model_.lz.predicted_slot());
       if (model_.lz.at(match_slot()) == v) {
         in_match_ = true;
         match_start_ = model_.lz.position();

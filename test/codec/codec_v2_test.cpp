@@ -535,10 +535,10 @@ TEST(LzModelCatchUp, AppendThenCatchUpIsRecord) {
 }
 
 // record() in parts, as the encoder does for a predicted match's first
-// event: store_position() before the event, append() and shift_context()
-// after it, leave the model as record() does, with and without the long
-// context.
-TEST(LzModelCatchUp, StorePositionAppendShiftIsRecord) {
+// event: predicted_slot_storing_position() before the event (the same
+// prediction as predicted_slot()), append() and shift_context() after it,
+// leave the model as record() does, with and without the long context.
+TEST(LzModelCatchUp, StoringPositionAppendShiftIsRecord) {
   std::mt19937 rng(3);
   for (const bool long_context : {false, true}) {
     auto full = std::make_unique<parlot::codec::LzModel>();
@@ -547,9 +547,10 @@ TEST(LzModelCatchUp, StorePositionAppendShiftIsRecord) {
     parts->set_long_context(long_context);
     for (int i = 0; i < 200000; ++i) {  // three times round the ring
       const std::uint32_t v = rng() % 11;
+      const std::uint32_t predicted = full->predicted_slot();
       full->record(v);
       if (i % 3 == 0) {
-        parts->store_position();
+        ASSERT_EQ(parts->predicted_slot_storing_position(), predicted) << "event " << i;
         parts->append(v);
         parts->shift_context(v);
       } else {
