@@ -121,20 +121,12 @@ class LzModel {
   /// record()ed instead, if the events before it agree with the newest
   /// ones further back (at most kLongCompare) than those before the first.
   /// Issue 12: on lua's stream 41% fewer decision points, on sqlite3's 23%.
-  std::uint32_t predicted_slot() const { return predicted_slot_with(long_ ? long_hash() : 0); }
-  /// predicted_slot(), then record()'s table stores for the position about
-  /// to be recorded, which its event will not change (they depend only on
-  /// the context); the long context's hash computed once. For an encoder
-  /// that predicts the next event's match before the event arrives (codec
-  /// 2): the event is then append()ed and shift_context()ed, which leaves
-  /// the state record() leaves.
-  std::uint32_t predicted_slot_storing_position() {
-    const std::uint32_t long_key = long_ ? long_hash() : 0;
-    const std::uint32_t slot = predicted_slot_with(long_key);
-    const auto here = static_cast<std::uint16_t>(pos_ & kHistoryMask);
-    table_[hash_] = here;
-    if (long_) long_table_[long_key] = here;
-    return slot;
+  std::uint32_t predicted_slot() const {
+    const std::uint32_t short_slot = table_[hash_];
+    if (!long_) return short_slot;
+    const std::uint32_t long_slot = long_table_[long_hash()];
+    if (long_slot == 0 || long_slot == short_slot) return short_slot;
+    return agreement(long_slot) > agreement(short_slot) ? long_slot : short_slot;
   }
   /// Event stored in history slot `slot` (any value; masked).
   std::uint32_t at(std::uint32_t slot) const { return history_[slot & kHistoryMask]; }
@@ -256,16 +248,6 @@ class LzModel {
     hash_ = h;
   }
 
-  /// record()'s context shift alone, for `v`, the event of the position
-  /// whose table stores predicted_slot_storing_position() did (append()ed
-  /// since).
-  void shift_context(std::uint32_t v) {
-    c3_ = c2_;
-    c2_ = c1_;
-    c1_ = v;
-    hash_ = hash_of(c1_, c2_, c3_);
-  }
-
   [[gnu::always_inline]] inline void record(std::uint32_t v) {
     const std::uint32_t slot = pos_ & kHistoryMask;
     table_[hash_] = static_cast<std::uint16_t>(slot);
@@ -290,15 +272,6 @@ class LzModel {
   std::uint32_t long_hash() const {
     const std::uint32_t older = hash_of(at(pos_ - 4), at(pos_ - 5), at(pos_ - 6));
     return ((hash_ << kTableBits | older) * kHashA) >> (32 - kLongTableBits);
-  }
-  // predicted_slot() with the long context's hash `long_key` (long_hash();
-  // unused without the long context).
-  std::uint32_t predicted_slot_with(std::uint32_t long_key) const {
-    const std::uint32_t short_slot = table_[hash_];
-    if (!long_) return short_slot;
-    const std::uint32_t long_slot = long_table_[long_key];
-    if (long_slot == 0 || long_slot == short_slot) return short_slot;
-    return agreement(long_slot) > agreement(short_slot) ? long_slot : short_slot;
   }
   // agreement_in() of history slot `slot` and the position.
   unsigned agreement(std::uint32_t slot) const {

@@ -927,8 +927,8 @@ class Encoder {
   }
 
   void end_segment() {
-    if (match_len() != 0) {
-      code_cut_match();  // a predicted match with no event yet stays open
+    if (in_match_) {
+      code_cut_match();
     }
     if (seg_events_ == 0) {
       out_.cur = seg_start_;  // nothing coded, nothing written
@@ -949,47 +949,7 @@ class Encoder {
   // match's first event is its only record()ed one (recorded_len_ 1) and
   // this runs only at the match's end, as in the decoder (copy_match).
   void catch_up_match() {
-    if (predicted_) {
-      // The match open_predicted_match() opened: its first event was only
-      // append()ed, its position's table stores done before it came.
-      model_.lz.shift_context(model_.lz.at(match_start_));
-      predicted_ = false;
-    }
     model_.catch_up_match(match_len() - recorded_len_, recorded_len_, distance_);
-  }
-
-  // After a literal is coded and record()ed: the decision point of the
-  // next event, taken now rather than when the event comes (its LZ
-  // prediction, structural context and length context depend only on the
-  // events so far), and the predicted match opened with no event yet, so
-  // that try_extend takes that event when the prediction holds: one
-  // out-of-line call per literal instead of two (issue 12). The same
-  // model state and bytes as deciding when the event comes. Not when the
-  // next event would start a new segment (the same flush point as then),
-  // nor without a table tail (format versions 2 and 3).
-  void open_predicted_match() {
-    const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
-    if (model_.table_tail == 0 || free < rc_.pending() + kReserveBytes ||
-        seg_events_ >= kMaxSegmentEvents) {
-      return;
-    }
-    // The position's table stores (record()'s, which depend only on the
-    // context) are done now; its event is then append()ed (try_extend) and
-    // its context shifted at the catch-up (catch_up_match).
-    predict_match(model_.lz.predicted_slot_storing_position());
-    in_match_ = true;
-    predicted_ = true;
-    match_start_ = model_.lz.position();
-    set_recorded_len(1);
-  }
-
-  // The decision point's prediction from `slot`, the LZ model's predicted
-  // slot: the slot the next event should equal (match_slot() from now),
-  // the structural context and the length context.
-  void predict_match(std::uint32_t slot) {
-    distance_ = model_.lz.position() - slot;  // match_slot() is now `slot`
-    slot_ = &model_.candidates();
-    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
   }
 
   // Events in the open match (0: none): from its first event's position.
@@ -1070,13 +1030,6 @@ class Encoder {
       set_recorded_len(len + 1);
       return;
     }
-    if (predicted_ && match_len() == 0 && v == model_.lz.at(match_slot())) {
-      // The predicted match's first event, which the event limit kept
-      // from try_extend: as try_extend.
-      model_.lz.append(v);
-      update_fast_end();
-      return;
-    }
     const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
     if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len() >= kMaxSegmentEvents)
         [[unlikely]] {
@@ -1089,29 +1042,25 @@ class Encoder {
         code_token_literal(len, v);
         model_.lz.record(v);
         end_match();
-        open_predicted_match();
         return;
       }
       code_cut_match();
     }
-    if (predicted_) {
-      // A literal right after a literal: open_predicted_match() made this
-      // decision point's prediction, which failed.
-      predicted_ = false;
-    } else {
-      predict_match(model_.lz.predicted_slot());
-      if (model_.lz.at(match_slot()) == v) {
-        in_match_ = true;
-        match_start_ = model_.lz.position();
-        model_.lz.record(v);
-        set_recorded_len(1);
-        return;
-      }
+    const std::uint32_t pos = model_.lz.position();
+    const std::uint32_t slot = model_.lz.predicted_slot();
+    distance_ = pos - slot;  // match_slot() is now `slot`
+    slot_ = &model_.candidates();
+    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
+    if (model_.lz.at(slot) == v) {
+      in_match_ = true;
+      match_start_ = pos;
+      model_.lz.record(v);
+      set_recorded_len(1);
+      return;
     }
     code_token_literal(0, v);
     model_.lz.record(v);
     end_match();
-    open_predicted_match();
   }
 
   Sink& sink_;
@@ -1135,9 +1084,6 @@ class Encoder {
   std::uint32_t match_start_ = 0;
   std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)
   bool in_match_ = false;
-  // The open match was opened by open_predicted_match(): its first event
-  // is append()ed, not record()ed (catch_up_match() shifts the context).
-  bool predicted_ = false;
 };
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each

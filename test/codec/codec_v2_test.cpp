@@ -534,34 +534,6 @@ TEST(LzModelCatchUp, AppendThenCatchUpIsRecord) {
   }
 }
 
-// record() in parts, as the encoder does for a predicted match's first
-// event: predicted_slot_storing_position() before the event (the same
-// prediction as predicted_slot()), append() and shift_context() after it,
-// leave the model as record() does, with and without the long context.
-TEST(LzModelCatchUp, StoringPositionAppendShiftIsRecord) {
-  std::mt19937 rng(3);
-  for (const bool long_context : {false, true}) {
-    auto full = std::make_unique<parlot::codec::LzModel>();
-    auto parts = std::make_unique<parlot::codec::LzModel>();
-    full->set_long_context(long_context);
-    parts->set_long_context(long_context);
-    for (int i = 0; i < 200000; ++i) {  // three times round the ring
-      const std::uint32_t v = rng() % 11;
-      const std::uint32_t predicted = full->predicted_slot();
-      full->record(v);
-      if (i % 3 == 0) {
-        ASSERT_EQ(parts->predicted_slot_storing_position(), predicted) << "event " << i;
-        parts->append(v);
-        parts->shift_context(v);
-      } else {
-        parts->record(v);
-      }
-      ASSERT_EQ(full->predicted_slot(), parts->predicted_slot()) << "event " << i;
-    }
-    EXPECT_TRUE(*full == *parts) << "long context " << long_context;
-  }
-}
-
 // The long context (format version 5): after 1 2 3 4 5 6 7 and 9 9 9 4 5
 // 6 8, the events 1 2 3 4 5 6 are followed by 7 (the slot whose 6 events
 // before agree), not by 8 (the last slot after 4 5 6, which the 3-event
@@ -670,49 +642,11 @@ TEST(CodecV2, EventLimitStopsTryExtendAndKeepsTheBytes) {
     }
 }
 
-// After a literal the encoder takes the next event's decision point at
-// once (Encoder::open_predicted_match): when the LZ prediction holds,
-// try_extend() takes that event, where it used to take a second out-of-line
-// call. The bytes stay those of deciding when the event comes (pinned by
-// BytesOfFormatVersion5 and the other byte tests).
-TEST(CodecV2, TryExtendTakesThePredictedEventAfterALiteral) {
-  VectorSink sink(4096);
-  V2Encoder enc(sink, sink.fresh());
-  std::vector<std::uint32_t> events;
-  std::size_t taken = 0;
-  for (int round = 0; round < 50; ++round) {
-    // 1 2 3 4 5 6 repeated; every 10th round 1 2 3 7 5 6: 7 is a literal,
-    // and from the second such round on, 5 is predicted after 2 3 7.
-    for (int i = 0; i < 20; ++i)
-      for (const std::uint32_t v : {1u, 2u, 3u, 4u, 5u, 6u}) {
-        events.push_back(v);
-        enc.encode(v);
-      }
-    if (round % 10 != 9) continue;
-    for (const std::uint32_t v : {1u, 2u, 3u, 7u}) {
-      events.push_back(v);
-      enc.encode(v);
-    }
-    events.push_back(5);
-    if (enc.try_extend(5)) {
-      ++taken;
-    } else {
-      enc.encode(5);
-    }
-    events.push_back(6);
-    enc.encode(6);
-  }
-  enc.finish();
-  sink.drain(enc.window());
-  EXPECT_EQ(taken, 4u);  // all but the first of the 5 rounds with a 7
-  EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 5) == events);
-}
-
 // The runtime's protocol (ThreadTrace::put_fast, put, on_countdown) with
 // random event limits and time-driven flushes at random events, on
 // data-dependent streams: every event decodes back, whatever the state a
-// flush or a limit finds (a predicted match with no event yet, a literal
-// right after a literal, a match's first event at the limit).
+// flush or a limit finds (inside a match, a literal right after a literal,
+// a match's first event at the limit).
 TEST(CodecV2, RoundTripUnderRandomLimitsAndFlushes) {
   for (std::uint32_t seed = 0; seed < 12; ++seed) {
     std::mt19937 rng(seed);
