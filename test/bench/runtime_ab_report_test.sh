@@ -36,13 +36,9 @@ printf 'lua 500000000\nsqlite3 250000000\n' >"$dir/events.txt"
 } >"$dir/runs.txt"
 awk -v configs="none old new" -v traced="old new" -f "$root/bench/runtime_ab_report.awk" \
   "$dir/events.txt" "$dir/runs.txt" >"$dir/report.md"
-fail=0
-expect() {
-  if ! grep -qF -- "$1" "$dir/report.md"; then
-    echo "missing: $1" >&2
-    fail=1
-  fi
-}
+report="$dir/report.md"
+# shellcheck source=test/bench/expect_lines.sh
+source "$(dirname "$0")/expect_lines.sh"
 expect "### lua (500,000,000 events, 3 rounds)"
 expect "| configuration | median CPU s | range | added ns/event | minus old, median of the rounds (s) | rounds lower / higher |"
 expect "| none | 1.000 | 0.900-1.100 | - | - | - |"
@@ -56,8 +52,4 @@ expect "| old | 1.800 | 1.700-1.900 | 4.04 | (reference) | - |"
 # new: 1.800, 1.850, 1.870 (median 1.850, 4.24 ns); minus old 0, -0.05,
 # +0.02: median 0.000, 1 lower, 1 higher.
 expect "| new | 1.850 | 1.800-1.870 | 4.24 | +0.000 | 1 / 1 |"
-if [ "$fail" != 0 ]; then
-  cat "$dir/report.md" >&2
-  exit 1
-fi
-echo "runtime_ab report: all figures as expected"
+finish "runtime_ab report: all figures as expected"

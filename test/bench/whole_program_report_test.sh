@@ -23,13 +23,9 @@ h="workload,kind,cores,config,runs,median_s,min_s,max_s,slowdown_vs_uninstrument
   echo "ep_mpi,mpi,2,lttng,3,,,,,,,,,,,,not available"
 } >"$dir/results.csv"
 awk -F, -f "$root/bench/whole_program_report.awk" -v outdir="$dir" -v runs=3 "$dir/results.csv" >"$dir/results.md"
-fail=0
-expect() {
-  if ! grep -qF -- "$1" "$dir/results.md"; then
-    echo "missing: $1" >&2
-    fail=1
-  fi
-}
+report="$dir/results.md"
+# shellcheck source=test/bench/expect_lines.sh
+source "$(dirname "$0")/expect_lines.sh"
 # Table 1: slowdowns and geometric means (sqrt(1.5 * 2.25) = 1.84).
 expect "| cg | 1 | 1.000 | 1.20 | 1.50 | 6.00 | 4.20 (12 lost) |"
 expect "| ep_mpi | 2 | 2.000 | 1.25 | 2.25 | 4.50 (exit 1) | - (not available) |"
@@ -50,8 +46,4 @@ expect "| NAS-style kernels: bandwidth <= 56 kB/s per core | worst 22.2 (ep_mpi)
 expect "| NAS-style kernels: compression ratio >= 644 | worst 500 (ep_mpi), geometric mean 3162 | no |"
 # gnuplot data: one row per workload, '-' where a figure is missing.
 grep -qx "ep_mpi 1.250 2.250 4.500 -" "$dir/slowdown.dat" || { echo "slowdown.dat: $(cat "$dir/slowdown.dat")" >&2; fail=1; }
-if [ "$fail" != 0 ]; then
-  cat "$dir/results.md" >&2
-  exit 1
-fi
-echo "whole_program_report: all expected lines present"
+finish "whole_program_report: all expected lines present"
