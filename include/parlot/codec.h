@@ -134,21 +134,13 @@ class LzModel {
   /// every position p with p & kHistoryMask == s), for bulk reads.
   const std::uint32_t* history() const { return history_.data(); }
 
-  /// Appends event `v`: remembers that the current context was followed by
-  /// this position, stores `v` in the history, shifts the context.
   /// Replays a match: for k events, reads the event at history slot
   /// `slot` (then the next slots), records it and stores it in `out`.
   /// The same as k times `out[i] = at(slot + i); record(out[i]);`, with the
-  /// model in registers (`out` may not alias the model). Returns the slot
-  /// after the last one read.
+  /// model in registers (`out` may not alias the model), for a model
+  /// without the long context (codec 1; codec 2 before format version 4,
+  /// which replays whole matches). Returns the slot after the last one read.
   std::uint32_t replay(std::uint32_t slot, std::size_t k, std::uint32_t* __restrict out) {
-    if (long_) {  // codec 2 from format version 5: one event per match
-      for (std::size_t i = 0; i < k; ++i) {
-        out[i] = at(slot++);
-        record(out[i]);
-      }
-      return slot;
-    }
     std::uint32_t c1 = c1_, c2 = c2_, c3 = c3_, pos = pos_, h = hash_;
     std::uint32_t* __restrict history = history_.data();
     std::uint16_t* __restrict table = table_.data();
@@ -248,6 +240,9 @@ class LzModel {
     hash_ = h;
   }
 
+  /// Appends event `v`: remembers that the current context was followed by
+  /// this position (in the long context's table too, when on), stores `v`
+  /// in the history, shifts the context.
   [[gnu::always_inline]] inline void record(std::uint32_t v) {
     const std::uint32_t slot = pos_ & kHistoryMask;
     table_[hash_] = static_cast<std::uint16_t>(slot);

@@ -1227,7 +1227,8 @@ class Decoder {
     LzModel& lz = model_.lz;
     std::size_t done = 0;
     if (match_left_ == last_len_) {
-      match_slot_ = lz.replay(match_slot_, 1, out);
+      out[0] = lz.at(match_slot_++);
+      lz.record(out[0]);
       done = 1;
     }
     match_slot_ = lz.copy(match_slot_, k - done, out + done);

@@ -51,8 +51,8 @@ std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
   return out;
 }
 
-// An encoder writing format version `version` (its length model and
-// table tail) into `sink`.
+// An encoder writing format version `version` (its model parts,
+// Model::set_format_version) into `sink`.
 struct VersionEncoder : V2Encoder {
   VersionEncoder(VectorSink& sink, unsigned version) : V2Encoder(sink, sink.fresh(), version) {}
 };
