@@ -14,7 +14,8 @@ bool FunctionIds::init(std::size_t capacity) {
   void* s = mmap(nullptr, slots * sizeof(Slot), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (s == MAP_FAILED) return false;
-  void* a = mmap(nullptr, cap * sizeof(std::uintptr_t), PROT_READ | PROT_WRITE,
+  // One more word, before ID 1's: the address of "ID" 0, always 0.
+  void* a = mmap(nullptr, (cap + 1) * sizeof(std::uintptr_t), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (a == MAP_FAILED) {
     munmap(s, slots * sizeof(Slot));
@@ -22,7 +23,8 @@ bool FunctionIds::init(std::size_t capacity) {
   }
   slots_ = static_cast<Slot*>(s);  // anonymous memory is zero: every slot empty
   slot_mask_ = slots - 1;
-  addresses_ = static_cast<std::uintptr_t*>(a);
+  address_by_id_ = static_cast<std::uintptr_t*>(a);
+  addresses_ = address_by_id_ + 1;
   capacity_ = cap;
   next_id_.store(0, std::memory_order_relaxed);
   return true;

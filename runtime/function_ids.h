@@ -80,6 +80,16 @@ class FunctionIds {
   }
   std::size_t capacity() const { return capacity_; }
 
+  /// Address of function ID `id` for the hooks' fast path: 0 for `id` 0
+  /// (an exit) and while the ID is being published. `id` must be at most
+  /// capacity() (every value a thread's stream holds is). One load from a
+  /// dense array of 8 bytes per ID, where lookup() hashes into a sparse
+  /// table: the entry hook checks the ID its encoder predicts with it
+  /// (issue 12).
+  [[gnu::always_inline]] std::uintptr_t address_by_id(std::uint32_t id) const {
+    return std::atomic_ref<std::uintptr_t>(address_by_id_[id]).load(std::memory_order_acquire);
+  }
+
   /// Called once per new function, right after its ID is published, by the
   /// thread that saw it first (inside a hook: must be async-signal-safe).
   void (*on_new_function)(std::uintptr_t address) = nullptr;
@@ -102,7 +112,8 @@ class FunctionIds {
 
   Slot* slots_ = nullptr;
   std::size_t slot_mask_ = 0;
-  std::uintptr_t* addresses_ = nullptr;
+  std::uintptr_t* addresses_ = nullptr;      // of IDs 1..capacity_
+  std::uintptr_t* address_by_id_ = nullptr;  // addresses_ - 1: [0] is 0
   std::size_t capacity_ = 0;
   std::atomic<std::uint32_t> next_id_{0};
 };

@@ -50,12 +50,16 @@ namespace {
 // Raises the thread's busy flag; returns false (flag as it was, event not
 // recorded) when the thread is paused or when the hook is re-entered (a
 // signal handler running instrumented code while this thread is inside a
-// hook: counted as dropped). The caller then tests g_hooks_off (tracing
+// hook: counted as dropped, unless `entered` is the address of an entered
+// function the record filter excludes). The caller then tests g_hooks_off (tracing
 // stopped, paused for the process, or an idle-flusher round): the compiler
 // fence pairs with the membarrier in finish_process() and the idle flusher.
-[[gnu::always_inline]] inline bool raise_busy(ThreadTrace* t) {
+[[gnu::always_inline]] inline bool raise_busy(ThreadTrace* t, std::uintptr_t entered = 0) {
   if (const int busy = t->busy.load(std::memory_order_relaxed); busy != 0) [[unlikely]] {
-    if ((busy & ThreadTrace::kInHook) != 0) ++t->dropped_events;
+    if ((busy & ThreadTrace::kInHook) != 0 &&
+        (entered == 0 || !g_function_ids.is_excluded(entered))) {
+      ++t->dropped_events;
+    }
     return false;
   }
   t->busy.store(ThreadTrace::kInHook, std::memory_order_relaxed);
@@ -147,8 +151,13 @@ namespace {
 // flusher round (after waiting while it holds this thread). Out of line and
 // reached by a tail call, so the hooks' fast path saves no more registers.
 [[gnu::noinline, gnu::cold]] void enter_with_hooks_off(ThreadTrace* t, std::uintptr_t f,
-                                                       std::uintptr_t call_site, std::uintptr_t sp,
-                                                       std::uint32_t seen) {
+                                                       std::uintptr_t call_site,
+                                                       std::uintptr_t sp) {
+  const std::uint32_t seen = g_function_ids.find(f);
+  if (seen == FunctionIds::kExcluded) {
+    t->last_excluded = f;
+    return end_hook(t);
+  }
   // Waiting out a round only spins and yields (no errno); recording after
   // it may write (first sight, a full block). Paused hooks
   // (parlot_pause_all, tracing stopped) thus cost no errno save.
@@ -207,21 +216,16 @@ namespace {
   end_hook(t);
 }
 
-// The entry hook once the thread has its trace `t`.
-[[gnu::always_inline]] inline void enter_hook(ThreadTrace* t, std::uintptr_t f,
-                                              std::uintptr_t call_site, std::uintptr_t sp) {
-  if (f == t->last_excluded) [[unlikely]]
-    return;  // the record filter's last excluded function: one compare
-  // The ID lookup of a function already seen is read-only: it comes before
-  // the busy flag, so a function the record filter excludes costs only this.
+// An entry whose ID codec 2's open match did not predict: the ID lookup,
+// then as enter_hook did before that prediction (issue 12). Out of line,
+// reached by a tail call.
+[[gnu::noinline]] void enter_unpredicted(ThreadTrace* t, std::uintptr_t f, std::uintptr_t call_site,
+                                         std::uintptr_t sp) {
   const std::uint32_t seen = g_function_ids.find(f);
   if (seen == FunctionIds::kExcluded) [[unlikely]] {
     t->last_excluded = f;
-    return;
+    return end_hook(t);
   }
-  if (!raise_busy(t)) return;
-  if (hooks_off()) [[unlikely]]
-    return enter_with_hooks_off(t, f, call_site, sp, seen);
   if (seen == 0 || t->resync_pending.load(std::memory_order_relaxed)) [[unlikely]]
     return enter_first_sight_or_resync(t, f, call_site, sp, seen);
   // `seen` is an ID: neither 0 nor kExcluded.
@@ -234,6 +238,25 @@ namespace {
       break;
   }
   return enter_and_end(t, f, call_site, sp, seen);
+}
+
+// The entry hook once the thread has its trace `t`.
+[[gnu::always_inline]] inline void enter_hook(ThreadTrace* t, std::uintptr_t f,
+                                              std::uintptr_t call_site, std::uintptr_t sp) {
+  if (f == t->last_excluded) [[unlikely]]
+    return;  // the record filter's last excluded function: one compare
+  if (!raise_busy(t, f)) return;
+  if (hooks_off()) [[unlikely]]
+    return enter_with_hooks_off(t, f, call_site, sp);
+  // The common case: codec 2's open match predicts this entry. Checking
+  // the predicted ID's address is one load from a dense array, where
+  // finding `f`'s ID hashes into a sparse table (issue 12).
+  if (const std::uint32_t id = t->predicted_event();
+      id < 0x8000 && g_function_ids.address_by_id(id) == f &&
+      !t->resync_pending.load(std::memory_order_relaxed) &&
+      t->enter_predicted(f, call_site, sp, id)) [[likely]]
+    return end_hook(t);
+  return enter_unpredicted(t, f, call_site, sp);
 }
 
 // The entry hook of a thread's first event: attaches the thread (creates

@@ -98,6 +98,28 @@ class ThreadTrace {
     return put_fast(id) ? FastEvent::kDone : FastEvent::kPut;
   }
 
+  /// The function ID codec 2's open match predicts for the next event
+  /// (Encoder::next_in_match: 0 = an exit), or a value >= 0x8000 when
+  /// there is no prediction (no match open, another codec). Read-only.
+  [[gnu::always_inline]] inline std::uint32_t predicted_event() const {
+    if (codec_ != format::Codec::kLzRank) [[unlikely]]
+      return RankEncoder::kNoMatch;
+    return rank_encoder().next_in_match();
+  }
+
+  /// enter_fast() for an entry of `fn` whose ID `id` is predicted_event()
+  /// (the caller checked that `id` is `fn`'s, below 0x8000): pushes the
+  /// frame and extends the match, returning true; false when the shadow
+  /// stack needs its full path (nothing changed: then take the entry as
+  /// any other). Saves the entry the lookup of its ID (issue 12).
+  [[gnu::always_inline]] inline bool enter_predicted(std::uintptr_t fn, std::uintptr_t call_site,
+                                                     std::uintptr_t sp, std::uint32_t id) {
+    if (!stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+      return false;
+    rank_encoder().extend_match(id);
+    return true;
+  }
+
   /// on_exit_top() likewise: kNotFound when the top frame is not `fn`'s
   /// (then on_exit_below_top() or an excluded function); kPut: put(0).
   [[gnu::always_inline]] inline FastEvent exit_fast(std::uintptr_t fn, std::uintptr_t sp,

@@ -886,6 +886,23 @@ class Encoder {
     return false;
   }
 
+  /// What next_in_match() returns when try_extend() would take no event.
+  static constexpr std::uint32_t kNoMatch = 0xffffffffu;
+
+  /// The one event try_extend() would take now (the open match's next
+  /// event), or kNoMatch (no match open, or its cap or the event limit
+  /// reached). Read-only. With extend_match(), a caller that can check the
+  /// predicted event more cheaply than it can compute its own (the
+  /// runtime's entry hook: one load of the predicted function's address
+  /// instead of a lookup of its ID) records it without computing it.
+  [[gnu::always_inline]] inline std::uint32_t next_in_match() const {
+    const std::uint32_t pos = model_.lz.position();
+    return pos != fast_end_ ? model_.lz.at(pos - distance_) : kNoMatch;
+  }
+
+  /// try_extend(v) for `v` = next_in_match() (not kNoMatch): records it.
+  [[gnu::always_inline]] inline void extend_match(std::uint32_t v) { model_.lz.append(v); }
+
   /// Ends the current segment (everything encoded so far becomes
   /// decodable), hands it to the sink and starts the next. For a time-driven
   /// flush; bounded work.

@@ -642,6 +642,45 @@ TEST(CodecV2, EventLimitStopsTryExtendAndKeepsTheBytes) {
     }
 }
 
+// next_in_match() is exactly the event try_extend() takes (the runtime's
+// entry hook records a predicted entry with extend_match() instead of
+// try_extend()), under event limits as the runtime sets them; the bytes are
+// those of plain encode().
+TEST(CodecV2, NextInMatchIsTheEventTryExtendTakes) {
+  std::vector<std::uint32_t> events = random_calls(200000, 30, 5);
+  events.insert(events.end(), 70000, 9);  // a match that reaches an event limit
+  for (const unsigned version : {3u, 4u, 5u}) {
+    std::mt19937 rng(version);
+    VectorSink plain_sink(4096);
+    VersionEncoder plain(plain_sink, version);
+    VectorSink predicted_sink(4096);
+    VersionEncoder predicted(predicted_sink, version);
+    predicted.set_event_limit(1000);
+    std::size_t extended = 0;
+    std::size_t no_match = 0;
+    for (const std::uint32_t v : events) {
+      plain.encode(v);
+      const std::uint32_t next = predicted.next_in_match();
+      if (next == VersionEncoder::kNoMatch) ++no_match;
+      if (next == v) {
+        predicted.extend_match(v);
+        ++extended;
+        continue;
+      }
+      // A wrong or no prediction: try_extend() must refuse it too.
+      ASSERT_FALSE(predicted.try_extend(v)) << "version " << version;
+      if (predicted.events_to_limit() == 0) predicted.set_event_limit(rng() % 5000);
+      predicted.encode(v);
+    }
+    EXPECT_GT(extended, events.size() / 4) << "version " << version;  // about a third
+    EXPECT_GT(no_match, 0u) << "version " << version;
+    for (auto* e : {&plain, &predicted}) e->finish();
+    plain_sink.drain(plain.window());
+    predicted_sink.drain(predicted.window());
+    EXPECT_TRUE(plain_sink.bytes == predicted_sink.bytes) << "version " << version;
+  }
+}
+
 // The runtime's protocol (ThreadTrace::put_fast, put, on_countdown) with
 // random event limits and time-driven flushes at random events, on
 // data-dependent streams: every event decodes back, whatever the state a

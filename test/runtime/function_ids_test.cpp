@@ -59,6 +59,21 @@ TEST(FunctionIds, MoreThan65535Functions) {
   }
 }
 
+// address_by_id: the entry hook's check of a predicted ID. "ID" 0 (an exit)
+// has address 0, which is no function's; every ID up to the capacity reads
+// inside the table, the last included.
+TEST(FunctionIds, AddressByIdIsZeroForExitsAndTheAddressOfEveryId) {
+  FunctionIds ids;
+  ASSERT_TRUE(ids.init(1024));
+  EXPECT_EQ(ids.address_by_id(0), 0u);
+  for (std::uintptr_t i = 0; i < 1024; ++i) ASSERT_EQ(ids.lookup(0x1000 + i * 8), i + 1);
+  EXPECT_EQ(ids.address_by_id(0), 0u);
+  for (std::uint32_t id = 1; id <= 1024; ++id) {
+    ASSERT_EQ(ids.address_by_id(id), ids.address_of(id));
+    ASSERT_EQ(ids.address_by_id(id), 0x1000 + (id - 1) * 8u);
+  }
+}
+
 TEST(FunctionIds, FullTableReturnsZero) {
   FunctionIds ids;
   ASSERT_TRUE(ids.init(1024));
