@@ -9,6 +9,8 @@
 #   noop            instrumented build, glibc's no-op hooks (the floor)
 #   parlot-discard  Parlot, compressing to nowhere (PARLOT_DISCARD=1)
 #   parlot-nc       Parlot uncompressed (PARLOT_COMPRESS=0, the paper's -NC)
+#   parlot-codec1   Parlot with the first codec (PARLOT_CODEC=1: LZ words,
+#                   format version 1), for the codec's before and after
 #   parlot          Parlot
 #   uftrace         `uftrace record --no-libcall` of the instrumented build
 #                   (same functions as Parlot: no PLT library calls)
@@ -70,7 +72,7 @@ out="${out:-bench-results}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-all_configs=(uninstrumented noop parlot-discard parlot-nc parlot uftrace lttng callgrind)
+all_configs=(uninstrumented noop parlot-discard parlot-nc parlot-codec1 parlot uftrace lttng callgrind)
 if [ -n "$configs_arg" ]; then
   IFS=, read -r -a configs <<<"$configs_arg"
   # The baselines are always needed for the ratios.
@@ -165,6 +167,7 @@ run_once() {
     parlot) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$tdir/parlot" PARLOT_QUIET=1) ;;
     parlot-nc) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$tdir/parlot" PARLOT_QUIET=1 PARLOT_COMPRESS=0) ;;
     parlot-discard) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$tdir/parlot" PARLOT_QUIET=1 PARLOT_DISCARD=1) ;;
+    parlot-codec1) envs=(LD_PRELOAD="$rt" PARLOT_DIR="$tdir/parlot" PARLOT_QUIET=1 PARLOT_CODEC=1) ;;
     lttng) envs=(LD_PRELOAD="$lttng_lib") ;;
     uftrace)
       if [ "$kind" = mpi ]; then
