@@ -173,6 +173,9 @@ namespace {
     if (*end == '\0' && v[0] >= '0' && v[0] <= '9') flush_ms = n;
   }
   if (flush_ms == 0 || !instrumented_object_loaded()) return;
+  // While the process has one thread the registration is cheap; after the
+  // flusher starts, the first event's would wait 8-12 ms (register_membarrier).
+  register_membarrier();
   IgnoreHooksOnThisThread quiet;  // pthread_create may call an instrumented malloc
   start_idle_flusher(flush_ms);
 #endif

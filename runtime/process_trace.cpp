@@ -423,10 +423,6 @@ void after_fork_in_child() {
   }
 }
 
-bool membarrier_register() {
-  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
-
 void initialise_process() {
   g_config = read_config();
   if (const int err = resolve_trace_dir(); err != 0) {
@@ -447,7 +443,7 @@ void initialise_process() {
          pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
     if (!ok) log_error("cannot register thread and fork handlers", nullptr, EAGAIN);
   }
-  g_membarrier_ready = ok && membarrier_register();
+  g_membarrier_ready = ok && register_membarrier();
   if (ok) install_signal_handlers();
   // The flusher's handshake needs an exact fence (membarrier): where the
   // kernel has none, fence_all_threads() only sleeps, which is enough at
@@ -526,6 +522,10 @@ ThreadTrace* resume_in_fork_child() {
 }
 
 }  // namespace
+
+bool register_membarrier() {
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
 
 // Makes every thread's earlier stores visible and later loads see
 // g_hooks_off (the slow half of an asymmetric fence; the hooks only

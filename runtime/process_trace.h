@@ -105,6 +105,14 @@ void give_trace_to(uid_t uid, gid_t gid);
 /// a vfork child, which shares the parent's memory).
 bool is_traced_process();
 
+/// Registers the process for membarrier's private expedited fence (what
+/// fence_all_threads() uses); true on success. Once registered, a call
+/// returns at once. The first call takes about 0.1 ms while the process has
+/// one thread, but 8-12 ms with two or more (the kernel waits for an RCU
+/// grace period; measured under strace on this project's VM): the runtime
+/// registers before it starts its flusher thread.
+bool register_membarrier();
+
 /// Makes every thread's earlier stores visible and its later loads see
 /// g_hooks_off (the slow half of an asymmetric fence: membarrier; the hooks
 /// only use a compiler fence). Async-signal-safe.

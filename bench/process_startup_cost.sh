@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Fixed cost of tracing a process (issue 12): what every process (every rank
+# of a job, every short-lived tool) pays once, beside its cost per event.
+# Runs `examples/mg 8 1` (about 3,300 events: start, a few calls, end) RUNS
+# times in a row without the runtime (glibc's no-op hooks, "no-op") and with
+# LD_PRELOAD of it ("parlot", a fresh output directory each run), and
+# optionally of a second runtime ("base"), the configurations interleaved
+# over ROUNDS rounds. Prints, per configuration, the wall ms per process
+# (median of the rounds, and the range) and the ms added over no-op.
+# Usage: bench/process_startup_cost.sh [BUILD_DIR]   (default build)
+# Environment: RUNS (20), ROUNDS (5), PARLOT_RUNTIME (default the build's
+#   libparlotrt.so), BASE_RUNTIME (optional: e.g. a copy of an older build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+[ -x "$build/examples/mg" ] || PARLOT_BUILD_DIR="$build" scripts/build.sh >/dev/null
+program="$PWD/$build/examples/mg"
+runtime="${PARLOT_RUNTIME:-$PWD/$build/runtime/libparlotrt.so}"
+runs="${RUNS:-20}"
+rounds="${ROUNDS:-5}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+configs=(no-op parlot)
+[ -n "${BASE_RUNTIME:-}" ] && configs+=(base)
+
+# One round of a configuration: wall microseconds per process.
+round_us() {
+  local config=$1 rt="" start end
+  case $config in
+    parlot) rt=$runtime ;;
+    base) rt=$BASE_RUNTIME ;;
+  esac
+  start=$(date +%s%N)
+  for _ in $(seq "$runs"); do
+    rm -rf "$work/trace"
+    if [ -n "$rt" ]; then
+      PARLOT_DIR="$work/trace" PARLOT_QUIET=1 LD_PRELOAD="$rt" "$program" 8 1 >/dev/null
+    else
+      "$program" 8 1 >/dev/null
+    fi
+  done
+  end=$(date +%s%N)
+  echo $(((end - start) / runs / 1000))
+}
+
+for _ in $(seq "$rounds"); do
+  for c in "${configs[@]}"; do echo "$c $(round_us "$c")" >>"$work/us"; done
+done
+
+echo "### Fixed cost per process: examples/mg 8 1, $runs runs x $rounds rounds (wall ms per process)"
+echo
+echo "| configuration | median | range | added over no-op |"
+echo "|---|---|---|---|"
+awk '
+  { v[$1, ++n[$1]] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+  function median(c,    i, j, t, a, m) {
+    m = n[c]
+    for (i = 1; i <= m; ++i) a[i] = v[c, i]
+    for (i = 2; i <= m; ++i) for (j = i; j > 1 && a[j - 1] > a[j]; --j) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    lo[c] = a[1]; hi[c] = a[m]
+    return a[int((m + 1) / 2)]
+  }
+  END {
+    for (i = 1; i <= k; ++i) med[order[i]] = median(order[i])
+    for (i = 1; i <= k; ++i) {
+      c = order[i]
+      add = c == "no-op" ? "-" : sprintf("%.2f", (med[c] - med["no-op"]) / 1000)
+      printf "| %s | %.2f | %.2f-%.2f | %s |\n", c, med[c] / 1000, lo[c] / 1000, hi[c] / 1000, add
+    }
+  }' "$work/us"
