@@ -45,27 +45,19 @@ round_us() {
 }
 
 for _ in $(seq "$rounds"); do
-  for c in "${configs[@]}"; do echo "$c $(round_us "$c")" >>"$work/us"; done
+  for c in "${configs[@]}"; do round_us "$c" >>"$work/$c.us"; done
 done
 
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
+floor=$(median <"$work/no-op.us")
 echo "### Fixed cost per process: examples/mg 8 1, $runs runs x $rounds rounds (wall ms per process)"
 echo
 echo "| configuration | median | range | added over no-op |"
 echo "|---|---|---|---|"
-awk '
-  { v[$1, ++n[$1]] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
-  function median(c,    i, j, t, a, m) {
-    m = n[c]
-    for (i = 1; i <= m; ++i) a[i] = v[c, i]
-    for (i = 2; i <= m; ++i) for (j = i; j > 1 && a[j - 1] > a[j]; --j) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    lo[c] = a[1]; hi[c] = a[m]
-    return a[int((m + 1) / 2)]
-  }
-  END {
-    for (i = 1; i <= k; ++i) med[order[i]] = median(order[i])
-    for (i = 1; i <= k; ++i) {
-      c = order[i]
-      add = c == "no-op" ? "-" : sprintf("%.2f", (med[c] - med["no-op"]) / 1000)
-      printf "| %s | %.2f | %.2f-%.2f | %s |\n", c, med[c] / 1000, lo[c] / 1000, hi[c] / 1000, add
-    }
-  }' "$work/us"
+for c in "${configs[@]}"; do
+  med=$(median <"$work/$c.us")
+  added=-
+  [ "$c" != no-op ] && added=$(ms $((med - floor)))
+  echo "| $c | $(ms "$med") | $(ms "$(sort -g "$work/$c.us" | head -1)")-$(ms "$(sort -g "$work/$c.us" | tail -1)") | $added |"
+done
