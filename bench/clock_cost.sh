@@ -30,7 +30,8 @@ config_env() {
     every) echo PARLOT_CLOCK_EVENTS=1 ;;
   esac
 }
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 
 # ---- 1. Microbenchmark --------------------------------------------------------
 for r in $(seq "$rounds"); do

@@ -26,7 +26,8 @@ bin="$root/$build/bench"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 
 # ---- 1. Hook cost -------------------------------------------------------------
 hook_run() {  # config -> "benchmark cpu_ns" lines

@@ -56,7 +56,8 @@ done
 work="$(mktemp -d "${TMPDIR:-/tmp}/flat-cost.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 int() { awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
 
 # run NAME CONFIG ARGS...: one timed run; appends CPU s to $work/NAME.CONFIG.cpu

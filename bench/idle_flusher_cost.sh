@@ -18,7 +18,8 @@ trap 'rm -rf "$work"' EXIT
 configs=(0 1000 10 1)
 workloads=("quicksort_threads 8000000 4" "cg 8000 200")
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 
 for r in $(seq "$rounds"); do
   for w in "${workloads[@]}"; do

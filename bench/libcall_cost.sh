@@ -26,7 +26,8 @@ configs=(bare parlot libcalls ld_audit)
 command -v uftrace >/dev/null && configs+=(uftrace)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# shellcheck source=bench/stats.sh
+. "$root/bench/stats.sh"
 declare -A wall cpu
 for ((i = 0; i < runs; i++)); do
   for c in "${configs[@]}"; do

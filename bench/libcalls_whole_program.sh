@@ -24,7 +24,8 @@ configs=(noop parlot libcalls)
 command -v uftrace >/dev/null && configs+=(uftrace uftrace_nolib)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# shellcheck source=bench/stats.sh
+. "$root/bench/stats.sh"
 declare -A cpu bytes
 for ((i = 0; i < runs; i++)); do
   for c in "${configs[@]}"; do

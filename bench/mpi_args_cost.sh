@@ -29,7 +29,8 @@ trap 'rm -rf "$work"' EXIT
 before="${PARLOT_MPI_WRAPPERS_BEFORE:-}"
 configs="bare wrappers args"
 [ -n "$before" ] && configs="bare before wrappers args"
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# shellcheck source=bench/stats.sh
+. "$root/bench/stats.sh"
 
 # env of a configuration
 config_env() {

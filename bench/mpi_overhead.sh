@@ -20,7 +20,8 @@ for f in "$rt" "$mpi" "$cost"; do
 done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# shellcheck source=bench/stats.sh
+. "$root/bench/stats.sh"
 now() { date +%s.%N; }
 
 echo "## ns per MPI_Comm_rank call (median of $runs interleaved runs, 10 M calls)"

@@ -48,7 +48,8 @@ for _ in $(seq "$rounds"); do
   for c in "${configs[@]}"; do round_us "$c" >>"$work/$c.us"; done
 done
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
 floor=$(median <"$work/no-op.us")
 echo "### Fixed cost per process: examples/mg 8 1, $runs runs x $rounds rounds (wall ms per process)"

@@ -27,7 +27,8 @@ cpu_seconds() {
   echo "$user + $sys" | bc
 }
 
-median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# shellcheck source=bench/stats.sh
+. "$(dirname "$0")/stats.sh"
 
 printf '%-16s %-20s %10s %12s %12s %8s\n' trace command events "base Mev/s" "new Mev/s" ratio
 for dir in "$@"; do

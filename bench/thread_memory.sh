@@ -20,7 +20,8 @@ rounds="${ROUNDS:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 rss() {  # runtime-or-empty threads calls -> peak RSS in KB
   rm -rf "$work/t"
   if [ -n "$1" ]; then

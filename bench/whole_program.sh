@@ -219,7 +219,8 @@ run_once() {
   fi
 }
 
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "" }'; }
+# shellcheck source=bench/stats.sh
+. "bench/stats.sh"
 
 csv="$out/results.csv"
 echo "workload,kind,cores,config,runs,median_s,min_s,max_s,slowdown_vs_uninstrumented,slowdown_vs_noop,trace_bytes,kB_per_s_per_core,events,raw_bytes,compression_ratio,lost_events,status" >"$csv"
