@@ -240,6 +240,29 @@ class LzModel {
     hash_ = h;
   }
 
+  /// Where record() of the event at the position now would store it: the
+  /// context table's index and the long context's (for record_deferred).
+  struct RecordKeys {
+    std::uint32_t short_key;
+    std::uint32_t long_key;
+  };
+  RecordKeys record_keys() const { return {hash_, long_ ? long_hash() : 0}; }
+
+  /// record(v) of the event at position `p`, done later: `v` was append()ed
+  /// at `p`, `keys` were record_keys() then, and every event since was only
+  /// append()ed (no record(), no catch_up()). The state is then exactly as
+  /// if `v` had been record()ed and the events after it append()ed (the
+  /// table stores in the same order), however long ago `p` is.
+  void record_deferred(RecordKeys keys, std::uint32_t p, std::uint32_t v) {
+    const std::uint32_t slot = p & kHistoryMask;
+    table_[keys.short_key] = static_cast<std::uint16_t>(slot);
+    if (long_) long_table_[keys.long_key] = static_cast<std::uint16_t>(slot);
+    c3_ = c2_;
+    c2_ = c1_;
+    c1_ = v;
+    hash_ = hash_of(c1_, c2_, c3_);
+  }
+
   /// Appends event `v`: remembers that the current context was followed by
   /// this position (in the long context's table too, when on), stores `v`
   /// in the history, shifts the context.

@@ -944,7 +944,7 @@ class Encoder {
   }
 
   void end_segment() {
-    if (in_match_) {
+    if (match_len() != 0) {  // not a match armed with no event yet
       code_cut_match();
     }
     if (seg_events_ == 0) {
@@ -965,11 +965,19 @@ class Encoder {
   // (Model::catch_up_match). With a table tail (format version 4) the
   // match's first event is its only record()ed one (recorded_len_ 1) and
   // this runs only at the match's end, as in the decoder (copy_match).
+  // A match that arm_next() opened has its first event's record() still
+  // to do (first_pending_): done here first, so the model ends as if it
+  // had been record()ed (LzModel::record_deferred).
   void catch_up_match() {
+    if (first_pending_) {
+      model_.lz.record_deferred(first_keys_, match_start_, first_event_);
+      first_pending_ = false;
+    }
     model_.catch_up_match(match_len() - recorded_len_, recorded_len_, distance_);
   }
 
-  // Events in the open match (0: none): from its first event's position.
+  // Events in the open match (0: none, or armed with none yet): from its
+  // first event's position.
   std::uint32_t match_len() const { return in_match_ ? model_.lz.position() - match_start_ : 0; }
   // History slot predicted to hold the next event of the match (and, at a
   // decision, of the candidate it was compared with).
@@ -978,7 +986,50 @@ class Encoder {
   // After every change of position outside try_extend.
   void end_match() {
     in_match_ = false;
+    first_pending_ = false;
     update_fast_end();
+  }
+
+  // The next decision's prediction, made at the end of one that leaves no
+  // match open (formats with a table tail): the predicted slot, the
+  // structural context and the token context, as that decision would
+  // compute them (the model does not change in between: a flush codes no
+  // match of no events), and a match of no events yet from that slot. An
+  // event the slot predicts then continues it in try_extend(), and the
+  // runtime's entry hook predicts it, instead of taking a decision of its
+  // own (issue 12: about half the decisions were such match starts); its
+  // record() waits for the match's catch-up (first_pending_). The same
+  // model, the same bytes.
+  void arm_next() {
+    make_room();  // where the next decision would check: the same segments
+    const std::uint32_t pos = model_.lz.position();
+    const std::uint32_t slot = model_.lz.predicted_slot();
+    distance_ = pos - slot;
+    slot_ = &model_.candidates();
+    first_event_ = model_.lz.at(slot);
+    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == first_event_);
+    first_keys_ = model_.lz.record_keys();
+    first_pending_ = true;
+    in_match_ = true;
+    match_start_ = pos;
+    set_recorded_len(1);  // counting the pending first event
+  }
+
+  // Ends the segment when it has no room for one more decision (or too
+  // many events): at every decision, before anything is coded.
+  void make_room() {
+    const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
+    if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len() >= kMaxSegmentEvents)
+        [[unlikely]] {
+      flush();  // codes an open match as cut
+    }
+  }
+
+  // After a literal ended a decision: arms the next (formats with a table
+  // tail) or leaves no match open.
+  void after_literal() {
+    end_match();
+    if (model_.table_tail != 0) arm_next();
   }
   // fast_end_: the position when no match is open; in a match, its cap, or
   // the event limit if nearer.
@@ -1047,29 +1098,28 @@ class Encoder {
       set_recorded_len(len + 1);
       return;
     }
-    const auto free = static_cast<std::uint64_t>(out_.end - rc_.out());
-    if (free < rc_.pending() + kReserveBytes || seg_events_ + match_len() >= kMaxSegmentEvents)
-        [[unlikely]] {
-      flush();  // codes an open match as cut
-    }
+    make_room();
     if (const std::uint32_t len = match_len(); len != 0) {
       if (len != kMaxMatch) {
         // The match ended on a mismatch: its length, then the literal.
         catch_up_match();
         code_token_literal(len, v);
         model_.lz.record(v);
-        end_match();
+        after_literal();
         return;
       }
       code_cut_match();
     }
     const std::uint32_t pos = model_.lz.position();
-    const std::uint32_t slot = model_.lz.predicted_slot();
-    distance_ = pos - slot;  // match_slot() is now `slot`
-    slot_ = &model_.candidates();
-    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
-    if (model_.lz.at(slot) == v) {
+    if (!in_match_) {  // else arm_next() predicted this event already
+      const std::uint32_t slot = model_.lz.predicted_slot();
+      distance_ = pos - slot;  // match_slot() is now `slot`
+      slot_ = &model_.candidates();
+      token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
+    }
+    if (model_.lz.at(match_slot()) == v) {
       in_match_ = true;
+      first_pending_ = false;
       match_start_ = pos;
       model_.lz.record(v);
       set_recorded_len(1);
@@ -1077,7 +1127,7 @@ class Encoder {
     }
     code_token_literal(0, v);
     model_.lz.record(v);
-    end_match();
+    after_literal();
   }
 
   Sink& sink_;
@@ -1101,6 +1151,12 @@ class Encoder {
   std::uint32_t match_start_ = 0;
   std::uint32_t recorded_len_ = 0;  // events of the match record()ed (the rest append()ed)
   bool in_match_ = false;
+  // Set by arm_next(): the match's first event (first_event_, at
+  // match_start_) was append()ed or is still to come, and its record()
+  // (under first_keys_) waits for catch_up_match().
+  bool first_pending_ = false;
+  std::uint32_t first_event_ = 0;
+  LzModel::RecordKeys first_keys_{};
 };
 
 /// Streaming decompressor of codec 2, the mirror of Encoder. Feed it each

@@ -681,6 +681,43 @@ TEST(CodecV2, NextInMatchIsTheEventTryExtendTakes) {
   }
 }
 
+// From format version 4 on, the decision after a literal is made with it
+// (Encoder::arm_next): once the stream has started, the encoder always
+// predicts the next event (next_in_match() is never kNoMatch without an
+// event limit or a time-driven flush), so a match's first event takes the
+// fast path: every try_extend() failure codes a literal (no decision that
+// only starts a match). Version 3 predicts nothing after a literal. The
+// bytes are pinned by BytesOfFormatVersion4 and 5.
+TEST(CodecV2, AMatchStartsOnTheFastPathAfterALiteral) {
+  const auto events = quicksort_calls(3000, 5);
+  for (const unsigned version : {3u, 4u, 5u}) {
+    VectorSink sink(512);
+    VersionEncoder enc(sink, version);
+    std::size_t unpredicted = 0;  // after the first event
+    std::size_t decisions = 0;
+    std::size_t starts_out_of_line = 0;  // try_extend() failed, then a match opened
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (i != 0 && enc.next_in_match() == VersionEncoder::kNoMatch) ++unpredicted;
+      if (enc.try_extend(events[i])) continue;
+      ++decisions;
+      enc.encode(events[i]);
+      if (enc.pending_match() == 1) ++starts_out_of_line;
+    }
+    enc.finish();
+    sink.drain(enc.window());
+    EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, events.size(), 4093, version) == events);
+    if (version == 3) {
+      EXPECT_GT(unpredicted, decisions / 4) << "version 3";
+      EXPECT_GT(starts_out_of_line, decisions / 4) << "version 3";
+    } else {
+      EXPECT_EQ(unpredicted, 0u) << "version " << version;
+      // Only a prediction that failed at the stream's first events or
+      // after a segment's cut of a match may still open one out of line.
+      EXPECT_LT(starts_out_of_line, decisions / 100 + 2) << "version " << version;
+    }
+  }
+}
+
 // The runtime's protocol (ThreadTrace::put_fast, put, on_countdown) with
 // random event limits and time-driven flushes at random events, on
 // data-dependent streams: every event decodes back, whatever the state a
