@@ -17,9 +17,12 @@
 # and its difference from the first traced configuration as the median of
 # the per-round differences, with how many rounds it was lower and higher.
 # Pairing the configurations within a round takes out slow drift of the
-# machine; on the 2-core VM of issue 12, two runs an hour apart can still
-# move one runtime against another by 0.1 s (docs/BENCHMARKS.md), so run it
-# more than once before believing a difference of a few percent.
+# machine, and each round starts one configuration later than the last
+# (use a multiple of their number as ROUNDS), so that none always runs in
+# the same place of the round. On the 2-core VM of issue 12, two runs an
+# hour apart can still move one runtime against another by 0.1 s
+# (docs/BENCHMARKS.md), so run it more than once before believing a
+# difference of a few percent.
 set -euo pipefail
 [ $# -ge 1 ] || {
   sed -n '2,/^set /p' "$0" | sed '$d'
@@ -108,9 +111,14 @@ for w in "${workloads[@]}"; do
 done
 
 : >"$out/runs.txt"
+order=("$@")
 for r in $(seq "$rounds"); do
   for w in "${workloads[@]}"; do
-    for a in "$@"; do
+    # Round r runs the configurations from the ((r - 1) mod n)-th on, so
+    # that over n rounds each runs in every place of the round: the place
+    # alone moved a runtime by 0.04-0.05 s on lua (issue 12).
+    for ((k = 0; k < ${#order[@]}; ++k)); do
+      a=${order[(r - 1 + k) % ${#order[@]}]}
       run "$w" "${a#*=}" "$work/time"
       awk -v w="${w%%|*}" -v c="${a%%=*}" -v r="$r" '{ printf "%s %s %d %.3f\n", w, c, r, $1 + $2 }' \
         "$work/time" >>"$out/runs.txt"
