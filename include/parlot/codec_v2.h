@@ -1002,17 +1002,25 @@ class Encoder {
   // model, the same bytes.
   void arm_next() {
     make_room();  // where the next decision would check: the same segments
-    const std::uint32_t pos = model_.lz.position();
-    const std::uint32_t slot = model_.lz.predicted_slot();
-    distance_ = pos - slot;
-    slot_ = &model_.candidates();
-    first_event_ = model_.lz.at(slot);
-    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == first_event_);
+    predict();
+    first_event_ = model_.lz.at(match_slot());
     first_keys_ = model_.lz.record_keys();
     first_pending_ = true;
     in_match_ = true;
-    match_start_ = pos;
+    match_start_ = model_.lz.position();
     set_recorded_len(1);  // counting the pending first event
+  }
+
+  // A decision's prediction at the position now: the LZ model's slot (then
+  // match_slot()), the structural context's candidate slot, the length
+  // context of the token that starts here.
+  void predict() {
+    // The structural context first: a cache miss on its slot then overlaps
+    // the LZ prediction's loads (they are independent).
+    slot_ = &model_.candidates();
+    const std::uint32_t slot = model_.lz.predicted_slot();
+    distance_ = model_.lz.position() - slot;
+    token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
   }
 
   // Ends the segment when it has no room for one more decision (or too
@@ -1071,10 +1079,13 @@ class Encoder {
   void code_token_literal(std::uint32_t len, std::uint32_t v) {
     EncodeBits bits{rc_};
     RankModel& r = model_.rank;
+    // The literal's candidates first (the same slot either way: the length
+    // changes neither the history nor another slot), so that a cache miss
+    // on them overlaps the length's coding.
+    RankModel::Slot& candidates = len == 0 ? *slot_ : model_.candidates();
     code_length(bits, r, token_ctx_, len, *slot_);
     unsigned kind = 0;
-    code_literal(bits, r, len == 0 ? *slot_ : model_.candidates(), model_.lz.at(match_slot()),
-                 model_.after_exit(), v, kind);
+    code_literal(bits, r, candidates, model_.lz.at(match_slot()), model_.after_exit(), v, kind);
     bits.commit(rc_);
     if (v > r.max_id) r.max_id = v;
     r.len_ctx = (len == 0 ? 3 : 0) + (kind < 2 ? kind : 2);
@@ -1110,17 +1121,11 @@ class Encoder {
       }
       code_cut_match();
     }
-    const std::uint32_t pos = model_.lz.position();
-    if (!in_match_) {  // else arm_next() predicted this event already
-      const std::uint32_t slot = model_.lz.predicted_slot();
-      distance_ = pos - slot;  // match_slot() is now `slot`
-      slot_ = &model_.candidates();
-      token_ctx_ = model_.rank.len_ctx * 2 + (slot_->events[0] == model_.lz.at(slot));
-    }
+    if (!in_match_) predict();  // else arm_next() predicted this event already
     if (model_.lz.at(match_slot()) == v) {
       in_match_ = true;
       first_pending_ = false;
-      match_start_ = pos;
+      match_start_ = model_.lz.position();
       model_.lz.record(v);
       set_recorded_len(1);
       return;
