@@ -257,10 +257,7 @@ class LzModel {
     const std::uint32_t slot = p & kHistoryMask;
     table_[keys.short_key] = static_cast<std::uint16_t>(slot);
     if (long_) long_table_[keys.long_key] = static_cast<std::uint16_t>(slot);
-    c3_ = c2_;
-    c2_ = c1_;
-    c1_ = v;
-    hash_ = hash_of(c1_, c2_, c3_);
+    shift_context(v);
   }
 
   /// Appends event `v`: remembers that the current context was followed by
@@ -271,11 +268,8 @@ class LzModel {
     table_[hash_] = static_cast<std::uint16_t>(slot);
     if (long_) long_table_[long_hash()] = static_cast<std::uint16_t>(slot);
     history_[slot] = v;
-    c3_ = c2_;
-    c2_ = c1_;
-    c1_ = v;
     ++pos_;
-    hash_ = hash_of(c1_, c2_, c3_);
+    shift_context(v);
   }
 
  private:
@@ -284,6 +278,13 @@ class LzModel {
   static std::uint32_t hash_of(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
     const std::uint32_t x = a * kHashA ^ b * kHashB ^ c * kHashC;
     return (x ^ (x >> 15)) * kHashMix >> (32 - kTableBits);
+  }
+  // The context after event `v`: the last 3 events and their hash.
+  [[gnu::always_inline]] inline void shift_context(std::uint32_t v) {
+    c3_ = c2_;
+    c2_ = c1_;
+    c1_ = v;
+    hash_ = hash_of(c1_, c2_, c3_);
   }
   // The long context of the position: its last 3 events' hash (hash_) and
   // the hash of the 3 before them, from the history. Always inlined: as a
