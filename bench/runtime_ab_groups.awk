@@ -1,0 +1,65 @@
+# Compares two groups of configurations of one bench/runtime_ab.sh run
+# (issue 12), e.g. codec 2 and raw words, each over several code layouts
+# (bench/layout_variants.sh):
+#   awk -v A="c0 c1 c2 c3" -v B="nc0 nc1 nc2 nc3" \
+#       -f bench/runtime_ab_groups.awk AB_DIR/runs.txt
+# Input: runs.txt lines "workload configuration round cpu_s".
+# Prints per workload (in order of first appearance): the median CPU s of
+# each configuration of A and B, and, over the rounds that ran every one of
+# them, the median of mean(A) - mean(B) (s) with the rounds it was lower and
+# higher. Every configuration of a round runs in the same minute, so the
+# per-round difference takes out the machine's slow drift.
+function median(x, n,   i, j, t) {
+  for (i = 2; i <= n; ++i) {
+    t = x[i]
+    for (j = i - 1; j >= 1 && x[j] > t; --j) x[j + 1] = x[j]
+    x[j + 1] = t
+  }
+  return x[int((n + 1) / 2)]  # an even count: the lower middle, as runtime_ab_report.awk
+}
+BEGIN {
+  na = split(A, a, " ")
+  nb = split(B, b, " ")
+  if (na == 0 || nb == 0) {
+    print "runtime_ab_groups: set -v A=\"configs\" -v B=\"configs\"" > "/dev/stderr"
+    exit 2
+  }
+}
+{
+  v[$1, $2, $3] = $4
+  if (!($1 in seen)) { seen[$1] = 1; order[++nw] = $1 }
+  if ($3 > rounds) rounds = $3
+}
+END {
+  for (k = 1; k <= nw; ++k) {
+    wl = order[k]
+    printf "%s\n", wl
+    line = "  A:"
+    for (i = 1; i <= na; ++i) {
+      n = 0
+      for (r = 1; r <= rounds; ++r) if ((wl, a[i], r) in v) x[++n] = v[wl, a[i], r]
+      line = line sprintf(" %s %s", a[i], n ? sprintf("%.3f", median(x, n)) : "-")
+    }
+    print line
+    line = "  B:"
+    for (i = 1; i <= nb; ++i) {
+      n = 0
+      for (r = 1; r <= rounds; ++r) if ((wl, b[i], r) in v) x[++n] = v[wl, b[i], r]
+      line = line sprintf(" %s %s", b[i], n ? sprintf("%.3f", median(x, n)) : "-")
+    }
+    print line
+    n = 0; lo = 0; hi = 0
+    for (r = 1; r <= rounds; ++r) {
+      sa = 0; sb = 0; ok = 1
+      for (i = 1; i <= na; ++i) if ((wl, a[i], r) in v) sa += v[wl, a[i], r]; else ok = 0
+      for (i = 1; i <= nb; ++i) if ((wl, b[i], r) in v) sb += v[wl, b[i], r]; else ok = 0
+      if (!ok) continue
+      d = sa / na - sb / nb
+      y[++n] = d
+      if (d < 0) ++lo
+      else if (d > 0) ++hi
+    }
+    if (n) printf "  mean(A) - mean(B): median %+.3f s over %d rounds (%d lower, %d higher)\n", median(y, n), n, lo, hi
+    else print "  no round ran every configuration"
+  }
+}
