@@ -17,6 +17,17 @@ function median(x, n,   i, j, t) {
   }
   return x[int((n + 1) / 2)]  # an even count: the lower middle, as runtime_ab_report.awk
 }
+# Prints "  LABEL: config median ..." for the configurations c[1..nc] of
+# workload wl ("-" for one that never ran).
+function print_medians(wl, label, c, nc,   i, n, r, line) {
+  line = "  " label ":"
+  for (i = 1; i <= nc; ++i) {
+    n = 0
+    for (r = 1; r <= rounds; ++r) if ((wl, c[i], r) in v) x[++n] = v[wl, c[i], r]
+    line = line sprintf(" %s %s", c[i], n ? sprintf("%.3f", median(x, n)) : "-")
+  }
+  print line
+}
 BEGIN {
   na = split(A, a, " ")
   nb = split(B, b, " ")
@@ -34,20 +45,8 @@ END {
   for (k = 1; k <= nw; ++k) {
     wl = order[k]
     printf "%s\n", wl
-    line = "  A:"
-    for (i = 1; i <= na; ++i) {
-      n = 0
-      for (r = 1; r <= rounds; ++r) if ((wl, a[i], r) in v) x[++n] = v[wl, a[i], r]
-      line = line sprintf(" %s %s", a[i], n ? sprintf("%.3f", median(x, n)) : "-")
-    }
-    print line
-    line = "  B:"
-    for (i = 1; i <= nb; ++i) {
-      n = 0
-      for (r = 1; r <= rounds; ++r) if ((wl, b[i], r) in v) x[++n] = v[wl, b[i], r]
-      line = line sprintf(" %s %s", b[i], n ? sprintf("%.3f", median(x, n)) : "-")
-    }
-    print line
+    print_medians(wl, "A", a, na)
+    print_medians(wl, "B", b, nb)
     n = 0; lo = 0; hi = 0
     for (r = 1; r <= rounds; ++r) {
       sa = 0; sb = 0; ok = 1
