@@ -131,5 +131,5 @@ for a in "$@"; do
   configs+="${a%%=*} "
   if [ "${a#*=}" != none ]; then traced+="${a%%=*} "; fi
 done
-awk -v configs="$configs" -v traced="$traced" -f "$root/bench/runtime_ab_report.awk" \
+awk -v configs="$configs" -v traced="$traced" -f "$root/bench/median.awk" -f "$root/bench/runtime_ab_report.awk" \
   "$out/events.txt" "$out/runs.txt"

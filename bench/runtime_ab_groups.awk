@@ -2,21 +2,13 @@
 # (issue 12), e.g. codec 2 and raw words, each over several code layouts
 # (bench/layout_variants.sh):
 #   awk -v A="c0 c1 c2 c3" -v B="nc0 nc1 nc2 nc3" \
-#       -f bench/runtime_ab_groups.awk AB_DIR/runs.txt
+#       -f bench/median.awk -f bench/runtime_ab_groups.awk AB_DIR/runs.txt
 # Input: runs.txt lines "workload configuration round cpu_s".
 # Prints per workload (in order of first appearance): the median CPU s of
 # each configuration of A and B, and, over the rounds that ran every one of
 # them, the median of mean(A) - mean(B) (s) with the rounds it was lower and
 # higher. Every configuration of a round runs in the same minute, so the
 # per-round difference takes out the machine's slow drift.
-function median(x, n,   i, j, t) {
-  for (i = 2; i <= n; ++i) {
-    t = x[i]
-    for (j = i - 1; j >= 1 && x[j] > t; --j) x[j + 1] = x[j]
-    x[j + 1] = t
-  }
-  return x[int((n + 1) / 2)]  # an even count: the lower middle, as runtime_ab_report.awk
-}
 # Prints "  LABEL: config median ..." for the configurations c[1..nc] of
 # workload wl ("-" for one that never ran).
 function print_medians(wl, label, c, nc,   i, n, r, line) {
@@ -27,6 +19,15 @@ function print_medians(wl, label, c, nc,   i, n, r, line) {
     line = line sprintf(" %s %s", c[i], n ? sprintf("%.3f", median(x, n)) : "-")
   }
   print line
+}
+# The mean CPU s of configurations c[1..nc] of workload wl in round r, or
+# "" when one of them did not run in it.
+function group_mean(wl, r, c, nc,   i, sum) {
+  for (i = 1; i <= nc; ++i) {
+    if (!((wl, c[i], r) in v)) return ""
+    sum += v[wl, c[i], r]
+  }
+  return sum / nc
 }
 BEGIN {
   na = split(A, a, " ")
@@ -49,11 +50,10 @@ END {
     print_medians(wl, "B", b, nb)
     n = 0; lo = 0; hi = 0
     for (r = 1; r <= rounds; ++r) {
-      sa = 0; sb = 0; ok = 1
-      for (i = 1; i <= na; ++i) if ((wl, a[i], r) in v) sa += v[wl, a[i], r]; else ok = 0
-      for (i = 1; i <= nb; ++i) if ((wl, b[i], r) in v) sb += v[wl, b[i], r]; else ok = 0
-      if (!ok) continue
-      d = sa / na - sb / nb
+      ma = group_mean(wl, r, a, na)
+      mb = group_mean(wl, r, b, nb)
+      if (ma == "" || mb == "") continue
+      d = ma - mb
       y[++n] = d
       if (d < 0) ++lo
       else if (d > 0) ++hi

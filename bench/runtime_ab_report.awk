@@ -5,17 +5,7 @@
 # reference of the per-round differences). The configuration named `none`,
 # when given, is the floor that "added ns per event" is measured from.
 # Usage: awk -v configs="none old new" -v traced="old new"
-#        -f runtime_ab_report.awk events.txt runs.txt
-# Median of the n values in a[1..n] (sorted in place; the middle one, the
-# lower middle for even n, as bench/whole_program.sh).
-function median(a, n,    i, j, x) {
-  for (i = 2; i <= n; ++i) {
-    x = a[i]
-    for (j = i - 1; j >= 1 && a[j] > x; --j) a[j + 1] = a[j]
-    a[j + 1] = x
-  }
-  return a[int((n + 1) / 2)]
-}
+#        -f median.awk -f runtime_ab_report.awk events.txt runs.txt
 function commas(n,    s) {
   s = sprintf("%d", n)
   while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s)

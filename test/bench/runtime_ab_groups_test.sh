@@ -33,7 +33,7 @@ trap 'rm -rf "$dir"' EXIT
   echo "sqlite3 a1 2 1.600"
   echo "sqlite3 b0 2 1.500"
 } >"$dir/runs.txt"
-awk -v A="a0 a1" -v B="b0 b1" -f "$root/bench/runtime_ab_groups.awk" "$dir/runs.txt" >"$dir/report.txt"
+awk -v A="a0 a1" -v B="b0 b1" -f "$root/bench/median.awk" -f "$root/bench/runtime_ab_groups.awk" "$dir/runs.txt" >"$dir/report.txt"
 report="$dir/report.txt"
 # shellcheck source=test/bench/expect_lines.sh
 source "$(dirname "$0")/expect_lines.sh"
@@ -45,7 +45,7 @@ expect "sqlite3"
 expect "  A: a0 1.400 a1 1.600"
 expect "  B: b0 1.500 b1 1.600"
 expect "  mean(A) - mean(B): median +0.000 s over 1 rounds (0 lower, 0 higher)"
-if awk -f "$root/bench/runtime_ab_groups.awk" "$dir/runs.txt" >/dev/null 2>&1; then
+if awk -f "$root/bench/median.awk" -f "$root/bench/runtime_ab_groups.awk" "$dir/runs.txt" >/dev/null 2>&1; then
   echo "FAIL: no groups given, but the report exited 0"
   exit 1
 fi

@@ -34,7 +34,7 @@ printf 'lua 500000000\nsqlite3 250000000\n' >"$dir/events.txt"
   echo "sqlite3 none 4 0.790"
   echo "sqlite3 old 4 1.700"
 } >"$dir/runs.txt"
-awk -v configs="none old new" -v traced="old new" -f "$root/bench/runtime_ab_report.awk" \
+awk -v configs="none old new" -v traced="old new" -f "$root/bench/median.awk" -f "$root/bench/runtime_ab_report.awk" \
   "$dir/events.txt" "$dir/runs.txt" >"$dir/report.md"
 report="$dir/report.md"
 # shellcheck source=test/bench/expect_lines.sh
