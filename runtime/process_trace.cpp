@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -159,16 +160,15 @@ int resolve_trace_dir() {
   return join_path(g_trace_dir, sizeof g_trace_dir, cwd, rel) ? 0 : ENAMETOOLONG;
 }
 
-// Creates "<dir>/[rank-R.]pid-P[.K]" (K counts up if an earlier image of this
-// pid, before an exec, already made one) and names it in g_process_dir.
-int make_process_dir() {
-  const char* rank = rank_from_environment();
+// Makes a fresh directory for this process's first files under a name no
+// reader takes for a process ("<dir>/.pid-P.K.tmp") and names it in
+// g_process_dir; publish_process_dir() gives it its real name once the
+// files are written, so a process directory is never seen half made.
+int make_staging_process_dir() {
   for (unsigned k = 0; k < 1000; ++k) {
     char name[128];
     TextBuilder n(name, sizeof name);
-    if (rank != nullptr) n.str("rank-").str(rank).ch('.');
-    n.str("pid-").u64(static_cast<std::uint64_t>(getpid()));
-    if (k != 0) n.ch('.').u64(k);
+    n.str(".pid-").u64(static_cast<std::uint64_t>(getpid())).ch('.').u64(k).str(".tmp");
     if (!join_path(g_process_dir, sizeof g_process_dir, g_trace_dir, n.c_str())) {
       g_process_dir[0] = '\0';
       return ENAMETOOLONG;
@@ -182,6 +182,43 @@ int make_process_dir() {
   }
   g_process_dir[0] = '\0';
   return EEXIST;
+}
+
+// Gives the staging directory in g_process_dir its name,
+// "<dir>/[rank-R.]pid-P[.K]" (K counts up if an earlier image of this pid,
+// before an exec, already made one), atomically, and names it in
+// g_process_dir.
+int publish_process_dir() {
+  const char* rank = rank_from_environment();
+  char staging[sizeof g_process_dir];
+  std::memcpy(staging, g_process_dir, sizeof staging);
+  for (unsigned k = 0; k < 1000; ++k) {
+    char name[128];
+    TextBuilder n(name, sizeof name);
+    if (rank != nullptr) n.str("rank-").str(rank).ch('.');
+    n.str("pid-").u64(static_cast<std::uint64_t>(getpid()));
+    if (k != 0) n.ch('.').u64(k);
+    char path[sizeof g_process_dir];
+    if (!join_path(path, sizeof path, g_trace_dir, n.c_str())) return ENAMETOOLONG;
+    const int err = rename_no_replace(staging, path);
+    if (err == 0) {
+      std::memcpy(g_process_dir, path, sizeof path);
+      return 0;
+    }
+    if (err != EEXIST) return err;
+  }
+  return EEXIST;
+}
+
+// Removes the staging directory in g_process_dir and what it holds (its
+// first files, no subdirectory), after a failure to publish it.
+void remove_staging_process_dir() {
+  for (const char* name : {"process", "loadmap", "functions"}) {
+    char path[1300];
+    if (join_path(path, sizeof path, g_process_dir, name)) unlink(path);
+  }
+  rmdir(g_process_dir);
+  g_process_dir[0] = '\0';
 }
 
 }  // namespace
@@ -359,7 +396,7 @@ bool start_process_directory() {
     log_error("cannot create trace directory", g_trace_dir, err);
     return false;
   }
-  err = make_process_dir();
+  err = make_staging_process_dir();
   if (err != 0) {
     log_error("cannot create a process directory in", g_trace_dir, err);
     return false;
@@ -373,6 +410,15 @@ bool start_process_directory() {
   g_objects.mark_none_written();
   if (err != 0) {
     log_error("cannot write the process metadata in", g_process_dir, err);
+    remove_staging_process_dir();
+    return false;
+  }
+  // Only now does the directory appear under its name, with its first
+  // files whole: a SIGKILL before this leaves no process directory.
+  err = publish_process_dir();
+  if (err != 0) {
+    log_error("cannot name the process directory", g_process_dir, err);
+    remove_staging_process_dir();
     return false;
   }
   return true;

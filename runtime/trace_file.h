@@ -26,8 +26,11 @@ struct FileIdentity {
 /// -errno.
 int open_trace_file(const char* path, int flags);
 
-/// Creates `path` (which must not exist), writes `n` bytes of `data`,
-/// records its identity in `id` and closes it.
+/// Creates `path` (which must not exist: EEXIST otherwise) with `n` bytes
+/// of `data` and records its identity in `id`, atomically: the data goes
+/// to a temporary file in the same directory (".<name>.<tid>.tmp"), which
+/// then takes the name (rename_no_replace), so a SIGKILL never leaves an
+/// empty or cut file under `path`.
 int create_trace_file(const char* path, const void* data, std::size_t n, FileIdentity& id);
 
 /// Opens `path` for writing (`append`: O_APPEND) and checks that it is
@@ -41,8 +44,18 @@ int open_checked(const char* path, const FileIdentity& id, bool append);
 int append_trace_file(const char* path, const FileIdentity& id, const void* data, std::size_t n,
                       std::uint64_t keep_bytes = ~std::uint64_t{0});
 
-/// Creates or replaces `path` with `n` bytes of `data`.
+/// Creates or replaces `path` with `n` bytes of `data`, atomically: the
+/// data goes to a temporary file in the same directory
+/// (".<name>.<tid>.tmp"), which then takes the name with rename(2), so a
+/// SIGKILL at any instant leaves the old file or the new one, never a cut
+/// one (a killed writer may leave its temporary file; readers skip
+/// dot-files).
 int replace_trace_file(const char* path, const void* data, std::size_t n);
+
+/// Renames `from` to `to` unless `to` exists: renameat2(RENAME_NOREPLACE),
+/// or, on a file system without that flag, a check then rename(2). Returns
+/// 0 or an errno (EEXIST when `to` exists).
+int rename_no_replace(const char* from, const char* to);
 
 /// Builds "<dir>/<name>" into `out` (capacity `cap`); false when too long.
 bool join_path(char* out, std::size_t cap, const char* dir, const char* name);

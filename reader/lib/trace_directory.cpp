@@ -73,6 +73,10 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir) {
     return processes;
   }
   for (const auto& e : fs::directory_iterator(dir, ec)) {
+    // A name starting with '.' is a process directory still being made
+    // (the runtime renames it when its first files are whole), or a
+    // temporary file: not a process.
+    if (e.path().filename().string().starts_with('.')) continue;
     if (e.is_directory() && fs::exists(e.path() / "process")) {
       processes.push_back({e.path(), read_process_metadata(e.path() / "process")});
     }
