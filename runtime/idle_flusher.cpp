@@ -38,6 +38,14 @@ std::atomic<std::uint64_t> g_period_ns{0};
 // to 1 and wakes the thread, which then ends.
 std::atomic<pid_t> g_flusher_tid{0};
 std::atomic<std::uint32_t> g_stop_flusher{0};
+// The futex word the flusher sleeps on between rounds: whoever wants it
+// awake (pause_idle_flusher, flush_all_threads_now) changes it and wakes
+// it, so a wake-up between the flusher's check and its sleep is not lost.
+std::atomic<std::uint32_t> g_wake_word{0};
+// Rounds of every thread asked for (flush_all_threads_now) and done: a
+// request n is served once g_forced_done reaches n.
+std::atomic<std::uint32_t> g_forced_asked{0};
+std::atomic<std::uint32_t> g_forced_done{0};
 
 std::uint64_t monotonic_ns() {
   timespec ts;
@@ -54,9 +62,14 @@ void relax(unsigned spins) {
   }
 }
 
+// How long a round of every thread waits in all for threads that were
+// inside a hook when it began (ns).
+constexpr std::uint64_t kHeldWaitNs = 50ull * 1000 * 1000;
+
 // One round over the registry (under its lock: no thread starts, ends or
-// forks meanwhile).
-void flush_round() {
+// forks meanwhile). `every_thread`: write every thread that holds data,
+// not only those whose flush is due.
+void flush_round(bool every_thread) {
   if (!g_rounds_enabled.load(std::memory_order_acquire)) return;
   ThreadTrace* const head = lock_thread_registry();
   g_round_on.store(true);
@@ -74,7 +87,28 @@ void flush_round() {
   // with nothing due, so busy threads wait for no write.
   for (ThreadTrace* t = head; t != nullptr; t = t->next) {
     const bool inside = (t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) != 0;
-    if (inside || !t->idle_flush_due(now)) t->flush_claim.store(false, std::memory_order_release);
+    const bool due = every_thread ? t->holds_unwritten_data() : t->idle_flush_due(now);
+    if (!due || (inside && !every_thread)) t->flush_claim.store(false, std::memory_order_release);
+  }
+  // A round of every thread waits (bounded) for the threads that were
+  // inside a hook: once seen outside, or parked at its next hook (which
+  // meets kFlushRound, set before the fence), a thread is held.
+  if (every_thread) {
+    const std::uint64_t deadline = monotonic_ns() + kHeldWaitNs;
+    for (ThreadTrace* t = head; t != nullptr; t = t->next) {
+      if (!t->flush_claim.load(std::memory_order_relaxed)) continue;
+      for (unsigned spins = 0;; ++spins) {
+        if ((t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) == 0 ||
+            t->parked_for_flusher.load(std::memory_order_acquire)) {
+          break;
+        }
+        if (monotonic_ns() >= deadline) {
+          t->flush_claim.store(false, std::memory_order_release);  // left as in any round
+          break;
+        }
+        relax(spins);
+      }
+    }
   }
   for (ThreadTrace* t = head; t != nullptr; t = t->next) {
     if (!t->flush_claim.load(std::memory_order_relaxed)) continue;
@@ -86,11 +120,22 @@ void flush_round() {
   unlock_thread_registry();
 }
 
-// Sleeps `period` (relative, CLOCK_MONOTONIC) unless g_stop_flusher is or
-// becomes 1.
-void sleep_unless_stopped(const timespec& period) {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&g_stop_flusher), FUTEX_WAIT_PRIVATE, 0u,
+// Sleeps `period` (relative, CLOCK_MONOTONIC) unless g_wake_word is no
+// longer `seen` or changes meanwhile.
+void sleep_unless_woken(std::uint32_t seen, const timespec& period) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&g_wake_word), FUTEX_WAIT_PRIVATE, seen,
           &period, nullptr, 0);
+}
+
+void wake_flusher() {
+  g_wake_word.fetch_add(1, std::memory_order_acq_rel);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&g_wake_word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
+bool forced_round_pending() {
+  return g_forced_asked.load(std::memory_order_acquire) !=
+         g_forced_done.load(std::memory_order_acquire);
 }
 
 bool flusher_should_run() {
@@ -105,9 +150,12 @@ void* flusher_main(void*) {
     const std::uint64_t ns = g_period_ns.load(std::memory_order_relaxed);
     const timespec period{static_cast<time_t>(ns / 1000000000u),
                           static_cast<long>(ns % 1000000000u)};
-    sleep_unless_stopped(period);
+    const std::uint32_t seen = g_wake_word.load(std::memory_order_acquire);
+    if (!forced_round_pending() && flusher_should_run()) sleep_unless_woken(seen, period);
     if (!flusher_should_run()) break;
-    flush_round();
+    const std::uint32_t asked = g_forced_asked.load(std::memory_order_acquire);
+    flush_round(asked != g_forced_done.load(std::memory_order_acquire));
+    g_forced_done.store(asked, std::memory_order_release);
     patch_library_calls_of_new_objects();
   }
   return nullptr;
@@ -187,6 +235,7 @@ void idle_flusher_after_fork_in_child() {
   g_flusher_pid.store(0);
   g_flusher_tid.store(0);
   g_stop_flusher.store(0);
+  g_forced_done.store(g_forced_asked.load());
   g_round_on.store(false);
   g_hooks_off.fetch_and(~kFlushRound);
 }
@@ -200,12 +249,28 @@ bool wait_for_idle_flush_round(std::uint64_t timeout_ns) {
   return true;
 }
 
+bool flush_all_threads_now(std::uint64_t timeout_ns) {
+  if (g_flusher_pid.load() != getpid() || !g_rounds_enabled.load(std::memory_order_acquire) ||
+      g_stop_flusher.load(std::memory_order_acquire) != 0) {
+    return false;
+  }
+  const std::uint32_t ticket = g_forced_asked.fetch_add(1, std::memory_order_acq_rel) + 1;
+  wake_flusher();
+  const std::uint64_t start = monotonic_ns();
+  // Served once g_forced_done has reached the ticket (modulo 2^32).
+  while (static_cast<std::int32_t>(g_forced_done.load(std::memory_order_acquire) - ticket) < 0) {
+    if (monotonic_ns() - start >= timeout_ns) return false;
+    const timespec pause{0, 200 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+  return true;
+}
+
 bool pause_idle_flusher() {
   const pid_t self = getpid();
   if (g_flusher_pid.load() != self) return false;
   g_stop_flusher.store(1, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&g_stop_flusher), FUTEX_WAKE_PRIVATE, 1,
-          nullptr, nullptr, 0);
+  wake_flusher();
   // The thread publishes its id first thing; then it is gone once the
   // kernel no longer finds it in this thread group (tgkill: ESRCH), which
   // is when unshare() and setns() stop counting it. Bounded: 2 s.
@@ -235,16 +300,26 @@ void resume_idle_flusher() {
 }
 
 bool hook_may_record_after_flush_round(ThreadTrace* t) {
+  bool parked = false;
   for (unsigned spins = 0;; ++spins) {
-    if ((g_hooks_off.load(std::memory_order_acquire) & ~kFlushRound) != 0) return false;
-    if (!t->flush_claim.load(std::memory_order_acquire)) return true;
+    if ((g_hooks_off.load(std::memory_order_acquire) & ~kFlushRound) != 0) break;
+    if (!t->flush_claim.load(std::memory_order_acquire)) break;
+    if (!parked) {
+      t->parked_for_flusher.store(true, std::memory_order_seq_cst);
+      parked = true;
+    }
     relax(spins);
   }
+  if (parked) t->parked_for_flusher.store(false, std::memory_order_release);
+  return (g_hooks_off.load(std::memory_order_acquire) & ~kFlushRound) == 0;
 }
 
 void wait_while_flusher_holds(ThreadTrace* t) {
   if ((g_hooks_off.load() & kFlushRound) == 0) return;
+  if (!t->flush_claim.load(std::memory_order_acquire)) return;
+  t->parked_for_flusher.store(true, std::memory_order_seq_cst);
   for (unsigned spins = 0; t->flush_claim.load(std::memory_order_acquire); ++spins) relax(spins);
+  t->parked_for_flusher.store(false, std::memory_order_release);
 }
 
 }  // namespace parlot::runtime

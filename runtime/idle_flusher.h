@@ -52,6 +52,18 @@ bool pause_idle_flusher();
 /// pause_idle_flusher() returned true (unless tracing has stopped).
 void resume_idle_flusher();
 
+/// Has the flusher write the data of every thread now, whether or not its
+/// flush is due, and waits until that round is done, at most `timeout_ns`.
+/// For a termination signal the program handles itself (SIGTERM, SIGINT,
+/// SIGHUP, SIGXCPU: what batch systems send before SIGKILL): the events of
+/// every thread, busy, idle or blocked in a system call, reach their files
+/// before the program's handler runs. A thread inside a hook at that moment
+/// is left as in any round (its data follows with its next block). The
+/// calling thread must be outside its hooks. Async-signal-safe. Returns
+/// true when the round was done in time, false when there is no flusher
+/// (PARLOT_FLUSH_MS=0, no membarrier) or the time ran out.
+bool flush_all_threads_now(std::uint64_t timeout_ns);
+
 /// Once tracing has stopped: waits until a flusher round in progress ends
 /// (at most `timeout_ns`). Returns true when no round is in progress.
 /// Async-signal-safe.

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "idle_flusher.h"
 #include "next_symbol.h"
 #include "parlot/format.h"
 #include "process_trace.h"
@@ -63,6 +64,16 @@ bool is_default(const struct sigaction& a) {
 bool is_ignore(const struct sigaction& a) {
   return a.sa_handler == SIG_IGN;
 }
+// What batch systems and launchers send before SIGKILL (Slurm and PBS at
+// the time limit, mpirun passing on its own SIGTERM, SIGXCPU at a CPU
+// limit, SIGHUP when the session ends, SIGINT from a terminal).
+bool is_termination_signal(int sig) {
+  return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGXCPU;
+}
+// How long a termination signal's dispatcher waits for every thread's
+// data to be written before the program's handler runs (ns).
+constexpr std::uint64_t kTerminationFlushNs = 100ull * 1000 * 1000;
+
 bool is_fatal(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
 }
@@ -228,8 +239,16 @@ void dispatch(int sig, siginfo_t* info, void* context) {
       g_program[sig] = dfl;
       if (!g_watched[sig].load()) real_sigaction(sig, &dfl, nullptr);
     }
+    // A batch system's first word (a SIGKILL follows): every thread's
+    // events reach their files before the program's handler runs.
+    if (is_termination_signal(sig) && is_traced_process() && !tracing_stopped()) {
+      flush_all_threads_now(kTerminationFlushNs);
+    }
     errno = saved_errno;
+    // What the handler leaves in errno stays there, as untraced: the
+    // kernel does not restore errno when a handler returns.
     call_program_handler(a, sig, info, context);
+    return;
   }
   errno = saved_errno;
 }
@@ -269,7 +288,8 @@ void install_signal_handlers() {
 }
 
 void raise_deferred_signals(ThreadTrace* t) {
-  const int saved_errno = errno;
+  // A handler run by the raise may set errno, and what it sets stays (as
+  // untraced); a raise that fails leaves errno as it was.
   std::uint64_t pending = t->deferred_signals.exchange(0, std::memory_order_relaxed);
   const pid_t pid = getpid();
   const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
@@ -277,13 +297,14 @@ void raise_deferred_signals(ThreadTrace* t) {
     const int sig = __builtin_ctzll(pending) + 1;
     pending &= pending - 1;
     siginfo_t info = t->deferred_info[sig - 1];
+    const int before = errno;
     // To itself a thread may send any siginfo: the handler sees the
     // original one; mask and flags stay the kernel's business.
     if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, &info) != 0) {
-      syscall(SYS_tgkill, pid, tid, sig);
+      errno = before;
+      if (syscall(SYS_tgkill, pid, tid, sig) != 0) errno = before;
     }
   }
-  errno = saved_errno;
 }
 
 }  // namespace parlot::runtime

@@ -175,8 +175,14 @@ class ThreadTrace {
   /// write is at least one flush interval older than `now_ns`
   /// (CLOCK_MONOTONIC). Only while the thread is held out of its hooks.
   bool idle_flush_due(std::uint64_t now_ns) {
-    if (finished_ || discard_ || write_error_ != 0 || flush_interval_ns_ == 0) return false;
-    if (now_ns - last_flush_ns_ < flush_interval_ns_) return false;
+    if (flush_interval_ns_ == 0 || now_ns - last_flush_ns_ < flush_interval_ns_) return false;
+    return holds_unwritten_data();
+  }
+
+  /// True when the thread holds events or side records not yet in its file
+  /// and may still write (not finished, not discarding, no write error).
+  bool holds_unwritten_data() {
+    if (finished_ || discard_ || write_error_ != 0) return false;
     return side_used_ > sizeof(format::BlockHeader) || mpi_stage_used_ != 0 ||
            encoder_holds_events();
   }
@@ -244,6 +250,10 @@ class ThreadTrace {
   /// write its data (idle_flusher.h); a hook or the runtime's own code that
   /// finds it set waits until it is cleared.
   std::atomic<bool> flush_claim{false};
+  /// Set by the thread while it waits for flush_claim to clear (its busy
+  /// flag up, its trace untouched): a round that writes every thread
+  /// (flush_all_threads_now) may write this one although it looks busy.
+  std::atomic<bool> parked_for_flusher{false};
   /// The last function the record filter excluded that this thread called
   /// (0: none): its hooks return after one compare. Any other excluded
   /// function costs an ID-table lookup, then takes this place.

@@ -15,6 +15,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +64,18 @@ NOTRACE static void report(const char* where, int expected) {
   printf("%s: errno %s\n", where, errno == expected ? "kept" : "changed");
 }
 
+/* A SIGCHLD handler that reaps children until ECHILD, as programs do: the
+ * errno it leaves is what the interrupted code sees (the kernel does not
+ * restore errno after a handler), traced as untraced. */
+static volatile sig_atomic_t child_reaped;
+NOINLINE static void on_child(int sig) {
+  (void)sig;
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  }
+  if (errno != ECHILD) errno = ECHILD;
+  child_reaped = 1;
+}
+
 NOTRACE static void* thread_main(void* arg) {
   errno = 4321;
   in_thread(1);
@@ -91,6 +105,23 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   HCHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  /* The handler's errno reaches the code it interrupted. */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_child;
+  HCHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+  fflush(stdout);
+  errno = 0; /* fork() succeeding leaves it */
+  const pid_t reaped = fork();
+  if (reaped == 0) {
+    usleep(20000); /* the signal comes while the parent's loop runs */
+    _exit(0);
+  }
+  HCHECK(reaped > 0);
+  while (!child_reaped) first(3); /* the hooks run while the signal comes */
+  printf("handler: errno %s\n", errno == ECHILD ? "is the handler's" : "changed");
+  signal(SIGCHLD, SIG_DFL);
 
   void (*const fns[8])(int) = {f0, f1, f2, f3, f4, f5, f6, f7};
   unsigned state = 12345;

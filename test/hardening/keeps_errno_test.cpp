@@ -12,6 +12,7 @@ class KeepsErrno : public HardeningTest {};
 TEST_P(KeepsErrno, EveryCaseReadsTheErrnoItSet) {
   const std::string expected =
       "main: errno kept\nthread: errno kept\nchild: errno kept\n"
+      "handler: errno is the handler's\n"
       "loop: 400000 calls, errno changed after 0\n";
   const RunResult plain = run({prog("keeps_errno")});
   ASSERT_EQ(plain.exit_status, 0) << plain.err;
