@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,31 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
   std::string s;
   for (const auto& p : patterns) s += (s.empty() ? "" : ";") + p;
   return s;
+}
+
+// Prints where the trace went and what it holds, on stderr. A summary that
+// cannot be written (stderr closed, or a pipe whose reader is gone: EPIPE,
+// SIGPIPE being ignored) is dropped: the exit status stays the program's.
+void print_summary(const std::filesystem::path& trace_dir, const std::set<std::string>& before,
+                   const ChildEnd& end) {
+  try {
+    const TraceSummary s = summarize_recording(trace_dir, before, static_cast<unsigned>(end.pid));
+    if (s.process_dirs.empty()) {
+      fmt::print(stderr, "parlot: no trace in {} (did the program run instrumented code?)\n",
+                 trace_dir.string());
+    } else {
+      fmt::print(stderr, "parlot: trace in {}{}\n", trace_dir.string(),
+                 s.process_dirs.size() == 1
+                     ? " (" + s.process_dirs.front().filename().string() + ")"
+                     : std::string());
+      fmt::print(stderr, "parlot: {}\n", describe(s));
+    }
+  } catch (const std::exception& e) {
+    try {
+      fmt::print(stderr, "parlot: no summary: {}\n", e.what());
+    } catch (const std::exception&) {
+    }
+  }
 }
 
 [[noreturn]] void run_record(const RecordOptions& o, const std::vector<std::string>& command) {
@@ -72,19 +98,7 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
 
   const auto before = process_dir_names(trace_dir);
   const ChildEnd end = run_child(command, env);
-  if (!o.quiet) {
-    const TraceSummary s = summarize_recording(trace_dir, before, static_cast<unsigned>(end.pid));
-    if (s.process_dirs.empty()) {
-      fmt::print(stderr, "parlot: no trace in {} (did the program run instrumented code?)\n",
-                 trace_dir.string());
-    } else {
-      fmt::print(stderr, "parlot: trace in {}{}\n", trace_dir.string(),
-                 s.process_dirs.size() == 1
-                     ? " (" + s.process_dirs.front().filename().string() + ")"
-                     : std::string());
-      fmt::print(stderr, "parlot: {}\n", describe(s));
-    }
-  }
+  if (!o.quiet) print_summary(trace_dir, before, end);
   end_like(end);
 }
 
