@@ -12,6 +12,7 @@
 
 #include "child_process.h"
 #include "install_paths.h"
+#include "mpi_detection.h"
 #include "trace_summary.h"
 
 namespace parlot::frontend {
@@ -24,6 +25,7 @@ struct RecordOptions {
   std::vector<std::string> exclude;
   std::size_t max_depth = 0;
   bool libcalls = false;
+  bool mpi = false;
   bool quiet = false;
 };
 
@@ -82,9 +84,13 @@ void print_summary(const std::filesystem::path& trace_dir, const std::set<std::s
 
   std::vector<std::string> env;
   std::string preload = runtime->string();
-  // Every MPI call in the trace: the wrappers find the MPI library with
-  // dlsym, so in a program without MPI they cost nothing.
-  if (const auto mpi = find_mpi_wrappers(*runtime)) preload += ":" + mpi->string();
+  // Every MPI call in the trace, in a program that loads an MPI library
+  // (or with --mpi): anywhere else the wrappers would be MPI functions that
+  // untraced do not exist.
+  if (const auto mpi = find_mpi_wrappers(*runtime)) {
+    const auto program = find_program(command.front());
+    if (o.mpi || (program && program_loads_mpi(*program))) preload += ":" + mpi->string();
+  }
   if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0') {
     preload += std::string(":") + p;
   }
@@ -121,6 +127,9 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->add_option("--max-depth", o->max_depth, "Record calls up to this depth (PARLOT_MAX_DEPTH)");
   cmd->add_flag("--libcalls", o->libcalls,
                 "Record calls into uninstrumented shared libraries (PARLOT_LIBCALLS=1)");
+  cmd->add_flag("--mpi", o->mpi,
+                "Preload the MPI wrappers even if PROGRAM links no MPI library (it starts MPI "
+                "programs, or loads MPI with dlopen)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print no summary");
   cmd->callback([o, command] { run_record(*o, command); });
 }
