@@ -32,9 +32,18 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::vector<std::
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::fflush(nullptr);
+  // This process's own writes to a pipe whose reader is gone (the summary
+  // into `| head -1`) fail with EPIPE instead of killing it; the child
+  // gets back the disposition this process was given.
+  struct sigaction ignore {
+  }, given{};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &given);
   const pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (pid == 0) {
+    sigaction(SIGPIPE, &given, nullptr);
     for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     execvp(args[0], args.data());
     const int err = errno;

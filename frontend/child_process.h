@@ -20,7 +20,10 @@ struct ChildEnd {
 /// this process by kill(2) (an MPI launcher, a batch system, a user) are
 /// forwarded to the child; the same signals from the terminal already reach
 /// the child, which shares the process group, and are not sent twice.
-/// Throws std::system_error when fork fails.
+/// From the call on this process ignores SIGPIPE (its own writes to a pipe
+/// whose reader has gone fail with EPIPE); the child starts with the
+/// SIGPIPE disposition this process had. Throws std::system_error when
+/// fork fails.
 ChildEnd run_child(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 /// Ends this process the way the child ended: exit with its status, or die

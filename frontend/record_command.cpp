@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "child_process.h"
 #include "install_paths.h"
+#include "mpi_detection.h"
 #include "trace_summary.h"
 
 namespace parlot::frontend {
@@ -23,6 +25,7 @@ struct RecordOptions {
   std::vector<std::string> exclude;
   std::size_t max_depth = 0;
   bool libcalls = false;
+  bool mpi = false;
   bool quiet = false;
 };
 
@@ -31,6 +34,31 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
   std::string s;
   for (const auto& p : patterns) s += (s.empty() ? "" : ";") + p;
   return s;
+}
+
+// Prints where the trace went and what it holds, on stderr. A summary that
+// cannot be written (stderr closed, or a pipe whose reader is gone: EPIPE,
+// SIGPIPE being ignored) is dropped: the exit status stays the program's.
+void print_summary(const std::filesystem::path& trace_dir, const std::set<std::string>& before,
+                   const ChildEnd& end) {
+  try {
+    const TraceSummary s = summarize_recording(trace_dir, before, static_cast<unsigned>(end.pid));
+    if (s.process_dirs.empty()) {
+      fmt::print(stderr, "parlot: no trace in {} (did the program run instrumented code?)\n",
+                 trace_dir.string());
+    } else {
+      fmt::print(stderr, "parlot: trace in {}{}\n", trace_dir.string(),
+                 s.process_dirs.size() == 1
+                     ? " (" + s.process_dirs.front().filename().string() + ")"
+                     : std::string());
+      fmt::print(stderr, "parlot: {}\n", describe(s));
+    }
+  } catch (const std::exception& e) {
+    try {
+      fmt::print(stderr, "parlot: no summary: {}\n", e.what());
+    } catch (const std::exception&) {
+    }
+  }
 }
 
 [[noreturn]] void run_record(const RecordOptions& o, const std::vector<std::string>& command) {
@@ -56,9 +84,13 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
 
   std::vector<std::string> env;
   std::string preload = runtime->string();
-  // Every MPI call in the trace: the wrappers find the MPI library with
-  // dlsym, so in a program without MPI they cost nothing.
-  if (const auto mpi = find_mpi_wrappers(*runtime)) preload += ":" + mpi->string();
+  // Every MPI call in the trace, in a program that loads an MPI library
+  // (or with --mpi): anywhere else the wrappers would be MPI functions that
+  // untraced do not exist.
+  if (const auto mpi = find_mpi_wrappers(*runtime)) {
+    const auto program = find_program(command.front());
+    if (o.mpi || (program && program_loads_mpi(*program))) preload += ":" + mpi->string();
+  }
   if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0') {
     preload += std::string(":") + p;
   }
@@ -72,19 +104,7 @@ std::string join_patterns(const std::vector<std::string>& patterns) {
 
   const auto before = process_dir_names(trace_dir);
   const ChildEnd end = run_child(command, env);
-  if (!o.quiet) {
-    const TraceSummary s = summarize_recording(trace_dir, before, static_cast<unsigned>(end.pid));
-    if (s.process_dirs.empty()) {
-      fmt::print(stderr, "parlot: no trace in {} (did the program run instrumented code?)\n",
-                 trace_dir.string());
-    } else {
-      fmt::print(stderr, "parlot: trace in {}{}\n", trace_dir.string(),
-                 s.process_dirs.size() == 1
-                     ? " (" + s.process_dirs.front().filename().string() + ")"
-                     : std::string());
-      fmt::print(stderr, "parlot: {}\n", describe(s));
-    }
-  }
+  if (!o.quiet) print_summary(trace_dir, before, end);
   end_like(end);
 }
 
@@ -107,6 +127,9 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->add_option("--max-depth", o->max_depth, "Record calls up to this depth (PARLOT_MAX_DEPTH)");
   cmd->add_flag("--libcalls", o->libcalls,
                 "Record calls into uninstrumented shared libraries (PARLOT_LIBCALLS=1)");
+  cmd->add_flag("--mpi", o->mpi,
+                "Preload the MPI wrappers even if PROGRAM links no MPI library (it starts MPI "
+                "programs, or loads MPI with dlopen)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print no summary");
   cmd->callback([o, command] { run_record(*o, command); });
 }

@@ -5,11 +5,18 @@
        _create, MPI_Cart_create, MPI_Intercomm_create, ...) gets the largest
        of its members' proposals, agreed with MPI_Allreduce(MAX) on the new
        communicator right after the creating call returns (for an
-       intercommunicator, two: the first brings each group the other's
-       largest proposal). Each rank proposes one more than the largest ID it
-       has used, so IDs grow and a rank never holds two communicators with
-       the same ID; disjoint communicators (the parts of one MPI_Comm_split)
-       may share one.
+       intercommunicator, each agreement is two: the first brings each group
+       the other's largest). Each rank proposes one more than the largest ID
+       it has used, so IDs grow; disjoint communicators (the parts of one
+       MPI_Comm_split) may share one.
+     - the agreed ID is then claimed on every member: a rank whose table
+       already holds it for another communicator (one created at the same
+       time by another thread, under MPI_THREAD_MULTIPLE: its proposal was
+       read before that one's agreement ended) says so in a second
+       allreduce, and the members agree again on a larger ID, until every
+       member could claim it. A claim is taken under the table's lock, so a
+       rank never holds two communicators with one ID, whatever its threads
+       do at the same time. The lock is never held across an MPI call.
      - a communicator the wrappers did not see created has no ID (-1).
    The table is small and locked: communicator creation is rare, and a
    lookup scans at most the communicators alive. */
@@ -17,6 +24,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mpi_call_record.h"
 #include "mpi_predefined_handles.h"
@@ -87,44 +97,100 @@ PARLOT_NI void parlot_mpi_put_comm(parlot_mpi_record* r, MPI_Comm comm) {
   parlot_mpi_put(r, PARLOT_MPI_COMM_SIZE, comm_size(comm));
 }
 
-static PARLOT_NI int64_t agree_on_id(MPI_Comm comm) {
+/* The largest `v` (two values, elementwise) over every rank of `comm`, in
+   `out`; for an intercommunicator over both groups. Returns 0, or -1 when
+   an allreduce failed. */
+static PARLOT_NI int all_max(MPI_Comm comm, int inter, const long long v[2], long long out[2]) {
   allreduce_t allreduce = (allreduce_t)parlot_mpi_next((void**)&next_allreduce, "PMPI_Allreduce");
-  test_inter_t test_inter =
-      (test_inter_t)parlot_mpi_next((void**)&next_test_inter, "PMPI_Comm_test_inter");
-  long long mine = __atomic_load_n(&next_id, __ATOMIC_RELAXED);
-  long long agreed = -1;
-  int inter = 0;
-  if (test_inter(comm, &inter) != MPI_SUCCESS) return -1;
+  long long mine[2] = {v[0], v[1]};
   if (inter) {
     /* On an intercommunicator each group receives the other's reduction:
        the first round brings the other group's largest, the second the
        largest of both. */
-    long long other = -1;
-    if (allreduce(&mine, &other, 1, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) return -1;
-    if (other > mine) mine = other;
+    long long other[2] = {-1, -1};
+    if (allreduce(mine, other, 2, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) return -1;
+    for (int i = 0; i < 2; ++i)
+      if (other[i] > mine[i]) mine[i] = other[i];
   }
-  if (allreduce(&mine, &agreed, 1, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) return -1;
-  /* next_id = max(next_id, agreed + 1) */
+  return allreduce(mine, out, 2, MPI_LONG_LONG, MPI_MAX, comm) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Claims `id` for `comm` in this rank's table: 1 when no other
+   communicator holds it (the entry is made, replacing one left by a freed
+   communicator with the same handle), 0 when another does. A full table
+   claims nothing and says 1: the communicator will have no ID to look up. */
+static PARLOT_NI int claim(MPI_Comm comm, int64_t id) {
+  int free_here = 1;
+  pthread_mutex_lock(&lock);
+  int mine = used;
+  for (int i = 0; i < used; ++i) {
+    if (table[i].handle == comm)
+      mine = i; /* a handle reused after a free */
+    else if (table[i].id == id)
+      free_here = 0;
+  }
+  if (free_here && mine < kMaxCommunicators) {
+    table[mine].handle = comm;
+    table[mine].id = id;
+    if (mine == used) ++used;
+  }
+  pthread_mutex_unlock(&lock);
+  /* next_id = max(next_id, id + 1) */
   int64_t cur = __atomic_load_n(&next_id, __ATOMIC_RELAXED);
-  while (cur <= agreed && !__atomic_compare_exchange_n(&next_id, &cur, (int64_t)agreed + 1, 1,
-                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (cur <= id && !__atomic_compare_exchange_n(&next_id, &cur, id + 1, 1, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
   }
-  return agreed;
+  return free_here;
+}
+
+/* A small random number below `bound` (xorshift, per thread): spreads the
+   proposals of communicators whose agreement collided so they do not
+   collide again. */
+static PARLOT_NI int64_t jitter(int64_t bound) {
+  static __thread uint64_t state;
+  if (state == 0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    state = ((uint64_t)(uintptr_t)&state ^ ((uint64_t)getpid() << 32) ^ (uint64_t)t.tv_nsec) | 1;
+  }
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return (int64_t)(state % (uint64_t)bound);
+}
+
+/* Agrees with the other members on an ID for the new communicator `comm`
+   and claims it in this rank's table (see the top of this file). Returns
+   the ID, or -1 (nothing claimed) when an MPI call failed. Collective over
+   `comm`. */
+static PARLOT_NI int64_t agree_on_id(MPI_Comm comm) {
+  test_inter_t test_inter =
+      (test_inter_t)parlot_mpi_next((void**)&next_test_inter, "PMPI_Comm_test_inter");
+  int inter = 0;
+  if (test_inter(comm, &inter) != MPI_SUCCESS) return -1;
+  /* v[0]: a member could not claim the previous round's ID; v[1]: this
+     rank's proposal. */
+  long long v[2] = {0, __atomic_load_n(&next_id, __ATOMIC_RELAXED)};
+  long long agreed[2];
+  if (all_max(comm, inter, v, agreed) != 0) return -1;
+  for (int64_t round = 1;; ++round) {
+    const int64_t id = agreed[1];
+    const int claimed = claim(comm, id);
+    v[0] = !claimed;
+    v[1] = __atomic_load_n(&next_id, __ATOMIC_RELAXED) + jitter(4 * (round < 1024 ? round : 1024));
+    if (all_max(comm, inter, v, agreed) != 0) {
+      if (claimed) forget(comm);
+      return -1;
+    }
+    if (agreed[0] == 0) return id;
+    if (claimed) forget(comm);
+  }
 }
 
 PARLOT_NI void parlot_mpi_comm_created(parlot_mpi_record* r, MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) return;
   const int64_t id = agree_on_id(comm);
   if (id < 0) return;
-  pthread_mutex_lock(&lock);
-  int i = 0;
-  while (i < used && table[i].handle != comm) ++i; /* a handle reused after a free */
-  if (i < kMaxCommunicators) {
-    table[i].handle = comm;
-    table[i].id = id;
-    if (i == used) ++used;
-  }
-  pthread_mutex_unlock(&lock);
   parlot_mpi_put(r, PARLOT_MPI_NEW_COMM, id);
   parlot_mpi_put(r, PARLOT_MPI_NEW_COMM_SIZE, comm_size(comm));
 }
