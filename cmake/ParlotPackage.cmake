@@ -1,6 +1,6 @@
 # `cpack -G DEB` (run in the build directory): parlot_<version>_<arch>.deb
 # for Debian 12, installing under /usr. Depends is computed by
-# dpkg-shlibdeps from the installed binaries (libc6, libstdc++6, libunwind8,
+# dpkg-shlibdeps from the installed binaries (libc6, libstdc++6,
 # libdw1, libelf1, libfmt9, ...); a compiler is recommended, since programs
 # are rebuilt with -finstrument-functions to be traced.
 set(CPACK_PACKAGE_NAME parlot)

@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "own_fd.h"
 #include "raw_io.h"
 
 namespace parlot::runtime {
@@ -208,7 +209,7 @@ bool FunctionFilter::any_matches(const Pattern* patterns, std::size_t n, const c
 
 void FunctionFilter::map_symbols(ObjectSymbols& o, const char* path) {
   o.file = nullptr;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = open_own(path, O_RDONLY);
   if (fd < 0) return;
   struct stat st;
   void* m = MAP_FAILED;

@@ -2,9 +2,7 @@
 // every function entry and exit. This is the hot path: no locks, no malloc,
 // no syscalls (but when a thread's output buffer fills), no exceptions; one
 // initial-exec TLS load. See docs/DESIGN.md for the event's whole journey.
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <unwind.h>
 
 #include <atomic>
@@ -17,6 +15,7 @@
 #include "libcall_shadow.h"
 #include "process_trace.h"
 #include "signal_handlers.h"
+#include "stack_walk.h"
 
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::FunctionIds;
@@ -75,29 +74,24 @@ namespace {
 
 // After a longjmp or a catch: unwinds the real stack from here (the entry
 // hook of a function called by a live frame) and drops the shadow frames
-// that are gone. Never inlined: libunwind's context is large.
+// that are gone. Never inlined: kept out of the hooks' frames.
 [[gnu::noinline, gnu::cold]] void resync_with_real_stack(ThreadTrace* t) {
   t->resync_pending.store(false, std::memory_order_relaxed);
-  constexpr int kMax = 256;
+  constexpr std::size_t kMax = 256;
   std::uintptr_t return_addresses[kMax];
-  unw_context_t context;
-  unw_cursor_t cursor;
-  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return;
-  // Frame 0: this function; 1: the entry hook; 2: the function entered.
-  // Its caller's frame, 3, holds the first return address that can belong
-  // to a live shadow frame (the function entered is not on the stack yet).
-  int n = 0;
+  // Skipped: the return addresses into the entry hook and into the function
+  // entered (not on the stack yet). Its caller's frame holds the first
+  // return address that can belong to a live shadow frame.
+  const std::size_t n = parlot::runtime::walk_own_stack(return_addresses, kMax, 2);
+  // The frame after a library call's return thunk has its return address
+  // minus one (libcall_trampolines.S).
   bool after_thunk = false;
-  for (int frame = 0; n < kMax && unw_step(&cursor) > 0; ++frame) {
-    unw_word_t ip = 0;
-    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0) break;
-    // The frame after a library call's return thunk has its return address
-    // minus one (libcall_trampolines.S).
-    if (after_thunk) ++ip;
-    after_thunk = ip == reinterpret_cast<unw_word_t>(parlot_libcall_return_thunk);
-    if (frame >= 2) return_addresses[n++] = ip;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (after_thunk) ++return_addresses[i];
+    after_thunk =
+        return_addresses[i] == reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
   }
-  t->resync(return_addresses, static_cast<std::size_t>(n));
+  t->resync(return_addresses, n);
 }
 
 // Exit of a function whose frame is not on top of the shadow stack: a

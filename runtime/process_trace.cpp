@@ -23,6 +23,7 @@
 #include "function_filter.h"
 #include "load_map_writer.h"
 #include "object_table.h"
+#include "own_fd.h"
 #include "parlot/format.h"
 #include "raw_io.h"
 #include "signal_handlers.h"
@@ -233,7 +234,7 @@ void give_trace_to(uid_t uid, gid_t gid) {
       return 0;
     });
   }
-  const int dir = open(g_process_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir = open_own(g_process_dir, O_RDONLY | O_DIRECTORY);
   if (dir < 0) return;
   (void)!fchown(dir, uid, gid);
   alignas(8) char entries[4096];
@@ -275,7 +276,7 @@ int write_process_metadata(std::uint64_t end_ns) {
   char exe[1024];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
   if (n > 0) t.str("executable ").escaped(exe, static_cast<std::size_t>(n)).ch('\n');
-  const int cmd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  const int cmd = open_own("/proc/self/cmdline", O_RDONLY);
   if (cmd >= 0) {
     static char args[32768];
     ssize_t got = 0, r;
@@ -752,7 +753,7 @@ bool thread_runnable(std::uint64_t tid) {
   char path[64];
   TextBuilder p(path, sizeof path);
   p.str("/proc/self/task/").u64(tid).str("/stat");
-  const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_own(p.c_str(), O_RDONLY);
   if (fd < 0) return false;
   char buf[512];
   const ssize_t n = read(fd, buf, sizeof buf - 1);

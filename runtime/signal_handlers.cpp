@@ -1,8 +1,6 @@
 #include "signal_handlers.h"
 
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,6 +14,7 @@
 #include "parlot/format.h"
 #include "process_trace.h"
 #include "raw_io.h"
+#include "stack_walk.h"
 
 namespace parlot::runtime {
 namespace {
@@ -171,16 +170,9 @@ void write_crash_record(int sig, const siginfo_t* info, void* context) {
   t.str("tid ").u64(static_cast<std::uint64_t>(syscall(SYS_gettid))).ch('\n');
   t.str("in_tracer ").u64(current_thread_in_hook() ? 1 : 0).ch('\n');
   // The faulting thread's stack, innermost first, from the signal context.
-  unw_cursor_t cursor;
-  if (context != nullptr &&
-      unw_init_local2(&cursor, static_cast<unw_context_t*>(context), UNW_INIT_SIGNAL_FRAME) == 0) {
-    for (int i = 0; i < kMaxFrames; ++i) {
-      unw_word_t ip = 0;
-      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-      t.str("frame ").hex(ip).ch('\n');
-      if (unw_step(&cursor) <= 0) break;
-    }
-  }
+  std::uintptr_t frames[kMaxFrames];
+  const std::size_t n = walk_interrupted_stack(context, frames, kMaxFrames);
+  for (std::size_t i = 0; i < n; ++i) t.str("frame ").hex(frames[i]).ch('\n');
   write_process_file("crash", t.data(), t.size());
 }
 

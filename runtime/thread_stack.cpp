@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "own_fd.h"
 #include "process_trace.h"
 
 namespace parlot::runtime {
@@ -39,8 +40,7 @@ std::uintptr_t parse_hex(const char*& p, const char* end) {
 bool find_thread_stack(std::uintptr_t* lo, std::uintptr_t* hi) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   const int saved_errno = errno;
-  const int fd =
-      static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
+  const int fd = open_own("/proc/self/maps", O_RDONLY);
   if (fd < 0) {
     errno = saved_errno;
     return false;

@@ -10,15 +10,16 @@
 #include <cstring>
 #include <ctime>
 
+#include "own_fd.h"
 #include "raw_io.h"
 
 namespace parlot::runtime {
 
 int open_trace_file(const char* path, int flags) {
   for (int attempt = 0;; ++attempt) {
-    const int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const int fd = open_own(path, flags | O_NOFOLLOW, 0600);
     if (fd >= 0) return fd;
-    const int err = errno;
+    const int err = -fd;
     if (err == EINTR) continue;
     if ((err != EMFILE && err != ENFILE) || attempt >= 200) return -err;
     const timespec pause{0, 1000 * 1000};

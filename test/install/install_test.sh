@@ -50,7 +50,7 @@ case $mode in
     deb=$(ls "$work"/parlot_*.deb)
     depends=$(dpkg-deb -f "$deb" Depends)
     echo "Depends: $depends" >&2
-    for lib in libc6 libunwind8 libdw1 libstdc++6; do
+    for lib in libc6 libdw1 libstdc++6; do
       [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib"
     done
     dpkg-deb -c "$deb" >"$work/contents"
