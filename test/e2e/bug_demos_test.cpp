@@ -13,7 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -215,6 +218,51 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
       HasSubstr("      5 x [ exchange_halo { 2 x [ shift { MPI_Irecv MPI_Issend MPI_Waitall "
                 "} ] } relax { use_ghosts } residual_norm { MPI_Allreduce } ]\n"
                 "  <   relax { use_ghosts }\n"));
+}
+
+// The hang ended as a user or a batch system ends it, `timeout -s TERM N
+// mpirun ...` with mpirun's default settings (it passes SIGTERM on to each
+// rank's `parlot`, which passes it to the rank, and follows it with
+// SIGKILL): in every run every rank reads, and every rank's trace ends
+// where it waits. 20 runs (PARLOT_TIMEOUT_RUNS to change).
+TEST_F(BugDemos, TimeoutSigtermOfMpirunLeavesEveryRankReadable) {
+  const int runs = std::getenv("PARLOT_TIMEOUT_RUNS") != nullptr
+                       ? std::atoi(std::getenv("PARLOT_TIMEOUT_RUNS"))
+                       : 20;
+  int read_whole = 0;
+  for (int i = 0; i < runs; ++i) {
+    const fs::path dir = tmp_.path() / ("timeout-" + std::to_string(i));
+    std::vector<std::string> argv{"/usr/bin/timeout",
+                                  "-s",
+                                  "TERM",
+                                  "3",
+                                  mpirun_,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "-np",
+                                  "4",
+                                  PARLOT_FRONTEND_PATH,
+                                  "record",
+                                  "-q",
+                                  "-d",
+                                  dir.string(),
+                                  "--",
+                                  halo(),
+                                  "--skip-exchange",
+                                  "2:5"};
+    const RunResult r = run(argv);
+    EXPECT_EQ(r.exit_status, 124) << "run " << i << ": the job did not hang until the timeout\n"
+                                  << r.out << r.err;
+    const RunResult info = parlot_read({"info", dir.string()});
+    EXPECT_EQ(info.exit_status, 0) << "run " << i << "\n" << info.out << info.err;
+    // At most one line: how many threads were cut short (SIGKILL).
+    EXPECT_LE(std::count(info.err.begin(), info.err.end(), '\n'), 1) << "run " << i << info.err;
+    const RunResult stacks = parlot_read({"stacks", dir.string()});
+    EXPECT_EQ(stacks.out, kSkipExchangeStacks) << "run " << i << "\n" << stacks.err;
+    if (HasFailure()) break;
+    ++read_whole;
+  }
+  std::printf("timeout -s TERM 3 mpirun -np 4: %d of %d runs read whole\n", read_whole, runs);
 }
 
 // The same hang ended by SIGKILL, as a batch system's time limit or a
