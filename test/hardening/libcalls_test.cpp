@@ -256,6 +256,27 @@ TEST_P(Libcalls, SameTreesAsUftraceWhereUftraceIsRight) {
   }
 }
 
+// Every register the System V ABI passes arguments and results in reaches
+// the callee and the caller unchanged (libcall_abi.c): %ymm/%zmm vectors,
+// x87 results, %rax:%rdx, %xmm0:%xmm1, varargs' %al, the floating-point
+// environment. Irregular calls in between make the trace encoder run its
+// AVX2 code (which ends with vzeroupper) inside the library calls' hooks.
+TEST_P(Libcalls, ArgumentAndResultRegistersAreKept) {
+  const RunResult r = run_both("libcall_abi", {}, dir);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 3u) << last_read.out;
+  // The calls were recorded (through the stubs and the return thunk).
+  for (const std::string name :
+       {"abi_ld_mul()", "abi_cld_mul()", "abi_i128_mul()", "abi_vsum()", "abi_fp_environment()"})
+    EXPECT_THAT(threads[0].body, HasSubstr(name));
+  for (const std::string kind : {"ymm", "zmm"}) {
+    if (r.out.find("\n" + kind + " ") != std::string::npos) {
+      for (const ThreadText& t : threads) EXPECT_THAT(t.body, HasSubstr("abi_" + kind + "_sum()"));
+    }
+  }
+}
+
 PARLOT_HARDENING_VARIANTS_OF(Libcalls);
 
 }  // namespace
