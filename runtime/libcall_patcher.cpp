@@ -290,20 +290,97 @@ long stub_for(std::uintptr_t target, std::uintptr_t function) {
   return static_cast<long>(g_libcall_counts.functions++);
 }
 
+// The loader's answer for a name an unbound GOT entry asks for (dlsym and
+// dlvsym, which take the loader's lock: asked between two looks at the
+// objects, never inside one; see patch_unpatched_objects).
+struct Resolved {
+  const char* name;     // in g_names
+  const char* version;  // in g_names, or nullptr
+  std::uintptr_t address;
+};
+constexpr std::size_t kMaxResolved = 8192;
+Resolved g_resolved[kMaxResolved];
+std::size_t g_resolved_count = 0;
+char g_names[256 * 1024];
+std::size_t g_names_used = 0;
+bool g_resolved_full = false;  // a name did not fit: patch again next round
+
+bool same_text(const char* a, const char* b) {
+  return a == b || (a != nullptr && b != nullptr && std::strcmp(a, b) == 0);
+}
+
+Resolved* find_resolved(const char* name, const char* version) {
+  for (std::size_t i = 0; i < g_resolved_count; ++i)
+    if (std::strcmp(g_resolved[i].name, name) == 0 && same_text(g_resolved[i].version, version))
+      return &g_resolved[i];
+  return nullptr;
+}
+
+// A copy of `text` in g_names, or nullptr when it is full.
+const char* keep_text(const char* text) {
+  const std::size_t n = std::strlen(text) + 1;
+  if (g_names_used + n > sizeof g_names) return nullptr;
+  char* at = g_names + g_names_used;
+  std::memcpy(at, text, n);
+  g_names_used += n;
+  return at;
+}
+
+// Notes that `name` (with `version`) is to be resolved.
+void want_resolved(const char* name, const char* version) {
+  if (find_resolved(name, version) != nullptr) return;
+  const char* n = keep_text(name);
+  const char* v = version == nullptr ? nullptr : keep_text(version);
+  if (g_resolved_count == kMaxResolved || n == nullptr || (version != nullptr && v == nullptr)) {
+    g_resolved_full = true;
+    return;
+  }
+  g_resolved[g_resolved_count++] = Resolved{n, v, 0};
+}
+
+// The loader's lookup for an unbound entry: the first object in the global
+// scope defining the name (dlsym), and there the version the reference asks
+// for (an object without symbol versions satisfies any). Uses only copies
+// (g_resolved, g_objects' fields), not the objects' memory.
+void resolve_wanted() {
+  for (std::size_t i = 0; i < g_resolved_count; ++i) {
+    Resolved& r = g_resolved[i];
+    const auto first = reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, r.name));
+    const Object* defining = first == 0 ? nullptr : object_at(first);
+    r.address = first;
+    if (first != 0 && r.version != nullptr && defining != nullptr && defining->versioned)
+      r.address = reinterpret_cast<std::uintptr_t>(dlvsym(RTLD_DEFAULT, r.name, r.version));
+  }
+}
+
+// True when `value` is one of the entry stubs (an entry patched already).
+bool is_stub(std::uintptr_t value) {
+  const auto stubs = reinterpret_cast<std::uintptr_t>(parlot_libcall_stubs);
+  return value - stubs < kLibcallStubs * kStubBytes;
+}
+
 // Where the GOT entry `got` of `o` for symbol `sym` leads. An entry already
 // bound (a -z now object, or a lazy one called before) holds the loader's
-// own answer. Otherwise the loader's lookup is redone: the first object in
-// the global scope defining the name (dlsym), and there the version the
-// reference asks for (an object without symbol versions satisfies any).
+// own answer. Otherwise the answer resolve_wanted() found (0: not asked yet).
 std::uintptr_t bound_target(const Object& o, std::size_t sym, const char* name,
                             std::uintptr_t got) {
   if (got != 0 && (got < o.lo || got >= o.hi)) return got;  // not the object's own PLT
-  const auto first = reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, name));
-  if (first == 0) return 0;
-  const char* version = required_version(o, sym);
-  const Object* defining = object_at(first);
-  if (version == nullptr || defining == nullptr || !defining->versioned) return first;
-  return reinterpret_cast<std::uintptr_t>(dlvsym(RTLD_DEFAULT, name, version));
+  const Resolved* r = find_resolved(name, required_version(o, sym));
+  return r == nullptr ? 0 : r->address;
+}
+
+// Phase 1 of patching `o`: the names of its unbound entries to resolve.
+void want_names_of(const Object& o) {
+  for (std::size_t r = 0; r < o.jmprel_count; ++r) {
+    const ElfW(Rela)& rel = o.jmprel[r];
+    if (ELF64_R_TYPE(rel.r_info) != R_X86_64_JUMP_SLOT) continue;
+    const std::size_t sym = ELF64_R_SYM(rel.r_info);
+    if (sym == 0) continue;
+    const char* name = o.strtab + o.symtab[sym].st_name;
+    if (never_patched(name)) continue;
+    const std::uintptr_t got = *reinterpret_cast<std::uintptr_t*>(o.bias + rel.r_offset);
+    if (got == 0 || (got >= o.lo && got < o.hi)) want_resolved(name, required_version(o, sym));
+  }
 }
 
 void patch_object(const Object& o, const char* spec) {
@@ -316,6 +393,7 @@ void patch_object(const Object& o, const char* spec) {
     const char* name = o.strtab + o.symtab[sym].st_name;
     if (never_patched(name)) continue;
     auto* entry = reinterpret_cast<std::uintptr_t*>(o.bias + rel.r_offset);
+    if (is_stub(*entry)) continue;  // patched on an earlier round
     const std::uintptr_t target = bound_target(o, sym, name, *entry);
     if (target == 0) continue;
     const Object* defining = object_at(target);
@@ -349,19 +427,10 @@ void patch_object(const Object& o, const char* spec) {
     mprotect(reinterpret_cast<void*>(o.relro_lo), o.relro_hi - o.relro_lo, PROT_READ);
 }
 
-// Objects already patched (by the lowest address of their segments), the
-// spec, and the loader's count of objects added when last looked at.
-std::uintptr_t g_patched[kMaxObjects];
-std::size_t g_patched_count = 0;
+// The spec, and the loader's count of objects added when last looked at.
 char g_spec[256];
 unsigned long long g_adds_seen = 0;
 pthread_mutex_t g_patch_lock = PTHREAD_MUTEX_INITIALIZER;
-
-bool patched_before(const Object& o) {
-  for (std::size_t i = 0; i < g_patched_count; ++i)
-    if (g_patched[i] == o.lo) return true;
-  return false;
-}
 
 int read_adds(dl_phdr_info* info, std::size_t size, void* out) {
   if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
@@ -369,17 +438,88 @@ int read_adds(dl_phdr_info* info, std::size_t size, void* out) {
   return 1;  // the first object is enough
 }
 
-// Patches the instrumented objects loaded since the last call. Called with
-// g_patch_lock held.
-void patch_unpatched_objects() {
-  g_object_count = 0;
-  dl_iterate_phdr(collect_object, nullptr);
-  for (std::size_t i = 0; i < g_object_count; ++i) {
-    const Object& o = g_objects[i];
-    if (!o.instrumented || patched_before(o) || g_patched_count == kMaxObjects) continue;
-    patch_object(o, g_spec);
-    g_patched[g_patched_count++] = o.lo;
+// The loader's counts of objects added and removed.
+struct LoadCounts {
+  unsigned long long adds = 0, subs = 0;
+  bool operator==(const LoadCounts&) const = default;
+};
+
+int read_counts(dl_phdr_info* info, std::size_t size, void* out) {
+  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+    *static_cast<LoadCounts*>(out) = LoadCounts{info->dlpi_adds, info->dlpi_subs};
+  return 1;
+}
+
+// True when the loader has relocated the object (glibc's _dl_find_object
+// finds an object only from then on): a dlopen running on another thread
+// may have mapped an object it has not relocated yet, whose GOT and RELRO
+// the loader still writes.
+bool relocated(const Object& o) {
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+  dl_find_object found;
+  return _dl_find_object(reinterpret_cast<void*>(o.lo), &found) == 0;
+#else
+  (void)o;
+  return true;
+#endif
+}
+
+// Runs `f()` while the loader can neither add nor remove an object: inside
+// a dl_iterate_phdr callback (glibc holds the lock of its list of objects
+// there, and unmaps an object only with it held). `f` must not call into
+// the loader (dlsym takes the loader's main lock: lock order).
+template <class F>
+void with_objects_pinned(F& f) {
+  dl_iterate_phdr(
+      [](dl_phdr_info*, std::size_t, void* p) {
+        (*static_cast<F*>(p))();
+        return 1;
+      },
+      &f);
+}
+
+// Patches the instrumented objects loaded since the last call: only while
+// they are mapped and relocated, without calling the loader while its list
+// is held. Phase 1 (list held): the names their unbound entries need.
+// Phase 2: dlsym them. Phase 3 (list held, nothing loaded or unloaded since
+// phase 1, so the addresses found lie in the same objects): patch. Returns
+// false when an object was left for a later call (the list changed, an
+// object not relocated yet, too many names). Called with g_patch_lock held.
+bool patch_unpatched_objects() {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    LoadCounts before, after;
+    g_resolved_count = 0;
+    g_names_used = 0;
+    g_resolved_full = false;
+    auto want = [&] {
+      dl_iterate_phdr(read_counts, &before);
+      g_object_count = 0;
+      dl_iterate_phdr(collect_object, nullptr);
+      for (std::size_t i = 0; i < g_object_count; ++i)
+        if (g_objects[i].instrumented && relocated(g_objects[i])) want_names_of(g_objects[i]);
+    };
+    with_objects_pinned(want);
+    resolve_wanted();
+    bool complete = !g_resolved_full;
+    auto patch = [&] {
+      dl_iterate_phdr(read_counts, &after);
+      if (!(after == before)) return;
+      g_object_count = 0;
+      dl_iterate_phdr(collect_object, nullptr);
+      for (std::size_t i = 0; i < g_object_count; ++i) {
+        const Object& o = g_objects[i];
+        if (!o.instrumented) continue;
+        if (!relocated(o)) {
+          complete = false;
+          continue;
+        }
+        patch_object(o, g_spec);
+      }
+    };
+    with_objects_pinned(patch);
+    if (after == before) return complete;
   }
+  return false;
 }
 
 }  // namespace
@@ -412,8 +552,8 @@ void patch_library_calls_of_new_objects() {
   dl_iterate_phdr(read_adds, &adds);
   if (adds == __atomic_load_n(&g_adds_seen, __ATOMIC_RELAXED)) return;
   pthread_mutex_lock(&g_patch_lock);
-  g_adds_seen = adds;
-  patch_unpatched_objects();
+  // Seen only once every object was patched (else again next round).
+  if (patch_unpatched_objects()) __atomic_store_n(&g_adds_seen, adds, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&g_patch_lock);
 }
 

@@ -15,6 +15,7 @@
 // shadow word, libcall_shadow.h), so an unwinder going through a library
 // call's frame goes on into the caller exactly; its personality routine
 // records the end of a call an exception or a cancellation unwinds.
+#include "libcall_registers.h"
 #include "libcall_shadow.h"
 
 #define STUBS 4096
@@ -37,69 +38,100 @@ parlot_libcall_stubs:
         .cfi_endproc
         .size parlot_libcall_stubs, . - parlot_libcall_stubs
 
+// The vector registers %xmm0-7 (entry) or %xmm0-1 (return), saved at
+// \base(%rsp) as wide as parlot_libcall_vector_width says (libcall_registers.h)
+// and restored from there. After a wide save, vzeroupper: the runtime's
+// code that runs next uses legacy SSE encodings, which are slow with dirty
+// upper halves, and may clear the upper halves anyway (the encoder's AVX2
+// code ends with vzeroupper).
+        .macro save_vectors kind, n, base
+        .irp i, 0, 1, 2, 3, 4, 5, 6, 7
+        .if \i < \n
+        .ifc \kind, xmm
+        movaps %xmm\i, \base+16*\i(%rsp)
+        .endif
+        .ifc \kind, ymm
+        vmovdqa %ymm\i, \base+32*\i(%rsp)
+        .endif
+        .ifc \kind, zmm
+        vmovdqa64 %zmm\i, \base+64*\i(%rsp)
+        .endif
+        .endif
+        .endr
+        .endm
+        .macro restore_vectors kind, n, base
+        .irp i, 0, 1, 2, 3, 4, 5, 6, 7
+        .if \i < \n
+        .ifc \kind, xmm
+        movaps \base+16*\i(%rsp), %xmm\i
+        .endif
+        .ifc \kind, ymm
+        vmovdqa \base+32*\i(%rsp), %ymm\i
+        .endif
+        .ifc \kind, zmm
+        vmovdqa64 \base+64*\i(%rsp), %zmm\i
+        .endif
+        .endif
+        .endr
+        .endm
+
 // At entry: (%rsp) = the return address into the caller, %r11d = the stub's
 // index; the argument registers, %rax (vector register count of a variadic
-// call) and %r10 (static chain) hold the call's values.
+// call) and %r10 (static chain) hold the call's values, %xmm0-7 (%ymm0-7,
+// %zmm0-7) the vector arguments. All of them reach the target as they were.
+// Frame: %rbp = the slot of the return address - 8; the general registers
+// below it, the vector registers below those, 64-byte aligned.
+        .macro entry_call kind, width
+        subq $8*\width, %rsp
+        save_vectors \kind, 8, 0
+        .if \width-16
+        vzeroupper
+        .endif
+        movl %r11d, %edi
+        leaq 8(%rbp), %rsi              // the slot of the return address
+        call parlot_libcall_enter
+        movq %rax, %r11
+        restore_vectors \kind, 8, 0
+        .endm
+
         .p2align 4
         .type parlot_libcall_entry, @function
 parlot_libcall_entry:
         .cfi_startproc
+        pushq %rbp
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
         pushq %rax
-        .cfi_adjust_cfa_offset 8
         pushq %rdi
-        .cfi_adjust_cfa_offset 8
         pushq %rsi
-        .cfi_adjust_cfa_offset 8
         pushq %rdx
-        .cfi_adjust_cfa_offset 8
         pushq %rcx
-        .cfi_adjust_cfa_offset 8
         pushq %r8
-        .cfi_adjust_cfa_offset 8
         pushq %r9
-        .cfi_adjust_cfa_offset 8
         pushq %r10
-        .cfi_adjust_cfa_offset 8
-        subq $136, %rsp                 // xmm0-7, and 16-byte alignment of the call
-        .cfi_adjust_cfa_offset 136
-        movups %xmm0, 0(%rsp)
-        movups %xmm1, 16(%rsp)
-        movups %xmm2, 32(%rsp)
-        movups %xmm3, 48(%rsp)
-        movups %xmm4, 64(%rsp)
-        movups %xmm5, 80(%rsp)
-        movups %xmm6, 96(%rsp)
-        movups %xmm7, 112(%rsp)
-        movl %r11d, %edi
-        leaq 200(%rsp), %rsi            // the slot of the return address
-        call parlot_libcall_enter
-        movq %rax, %r11
-        movups 0(%rsp), %xmm0
-        movups 16(%rsp), %xmm1
-        movups 32(%rsp), %xmm2
-        movups 48(%rsp), %xmm3
-        movups 64(%rsp), %xmm4
-        movups 80(%rsp), %xmm5
-        movups 96(%rsp), %xmm6
-        movups 112(%rsp), %xmm7
-        addq $136, %rsp
-        .cfi_adjust_cfa_offset -136
+        andq $-64, %rsp
+        cmpb $PARLOT_LIBCALL_VECTORS_AVX, parlot_libcall_vector_width(%rip)
+        ja 3f
+        je 2f
+        entry_call xmm, 16
+        jmp 9f
+2:      entry_call ymm, 32
+        jmp 9f
+3:      entry_call zmm, 64
+9:      leaq -64(%rbp), %rsp
         popq %r10
-        .cfi_adjust_cfa_offset -8
         popq %r9
-        .cfi_adjust_cfa_offset -8
         popq %r8
-        .cfi_adjust_cfa_offset -8
         popq %rcx
-        .cfi_adjust_cfa_offset -8
         popq %rdx
-        .cfi_adjust_cfa_offset -8
         popq %rsi
-        .cfi_adjust_cfa_offset -8
         popq %rdi
-        .cfi_adjust_cfa_offset -8
         popq %rax
-        .cfi_adjust_cfa_offset -8
+        popq %rbp
+        .cfi_def_cfa %rsp, 8
+        .cfi_same_value %rbp
         jmp *%r11
         .cfi_endproc
         .size parlot_libcall_entry, . - parlot_libcall_entry
@@ -119,6 +151,22 @@ parlot_libcall_entry:
 // minus one: the caller's frame is then found at CFA - 1, and its address
 // is used as is (inside the call instruction, as a return address minus one
 // would be) to find its unwind information and its exception handlers.
+//
+// The results: %rax, %rdx, %xmm0-1 (%ymm0, %zmm0) and the x87 stack (%st0,
+// %st1: a long double or its complex), which must be empty for the C code
+// called. Frame: %rbp = the slot; %rax and %rdx below it; below those,
+// 64-byte aligned: %st0 and %st1 (16 bytes each), the x87 stack's top
+// index (TOP: 7 with one value, 6 with two), then the vector registers.
+        .macro exit_call kind, width
+        subq $64+2*\width, %rsp
+        save_vectors \kind, 2, 64
+        .if \width-16
+        vzeroupper
+        .endif
+        call exit_with_x87_saved
+        restore_vectors \kind, 2, 64
+        .endm
+
         .p2align 4
         .globl parlot_libcall_return_thunk
         .hidden parlot_libcall_return_thunk
@@ -130,22 +178,65 @@ parlot_libcall_entry:
         .cfi_escape 0x10, 0x10, 0x09, 0x10, 0x88, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0c, 0x1c
         nop
 parlot_libcall_return_thunk:
-        subq $64, %rsp                  // rax, rdx, xmm0, xmm1; 16-byte aligned
-        .cfi_adjust_cfa_offset 64
-        movq %rax, 32(%rsp)
-        movq %rdx, 40(%rsp)
-        movups %xmm0, 0(%rsp)
-        movups %xmm1, 16(%rsp)
-        leaq 64(%rsp), %rdi
+        pushq %rbp
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        pushq %rax
+        pushq %rdx
+        andq $-64, %rsp
+        cmpb $PARLOT_LIBCALL_VECTORS_AVX, parlot_libcall_vector_width(%rip)
+        ja 3f
+        je 2f
+        exit_call xmm, 16
+        jmp 9f
+2:      exit_call ymm, 32
+        jmp 9f
+3:      exit_call zmm, 64
+9:      .cfi_remember_state
+        movq -8(%rbp), %rax
+        movq -16(%rbp), %rdx
+        movq %rbp, %rsp
+        popq %rbp
+        .cfi_def_cfa %rsp, 0
+        .cfi_same_value %rbp
+        jmp *%r11
+        .cfi_restore_state
+
+// Called by the thunk with its x87 save area at 8(%rsp) (the thunk's
+// %rsp before the call): saves the values on the x87 stack there, calls
+// parlot_libcall_exit(slot + 8) with the stack empty, reloads the values
+// and returns the real return address in %r11.
+// Its frame is the thunk's (CFA = %rbp + 8).
+exit_with_x87_saved:
+        fnstsw %ax
+        shrl $11, %eax
+        andl $7, %eax
+        movl %eax, 8+32(%rsp)
+        cmpl $7, %eax
+        je 1f
+        cmpl $6, %eax
+        jne 2f
+        fstpt 8(%rsp)
+        fstpt 8+16(%rsp)
+        jmp 2f
+1:      fstpt 8(%rsp)
+2:      subq $8, %rsp                   // 16-byte alignment of the call
+        leaq 8(%rbp), %rdi
         call parlot_libcall_exit
         movq %rax, %r11
-        movq 32(%rsp), %rax
-        movq 40(%rsp), %rdx
-        movups 0(%rsp), %xmm0
-        movups 16(%rsp), %xmm1
-        addq $64, %rsp
-        .cfi_adjust_cfa_offset -64
-        jmp *%r11
+        addq $8, %rsp
+        movl 8+32(%rsp), %eax
+        cmpl $7, %eax
+        je 1f
+        cmpl $6, %eax
+        jne 2f
+        fldt 8+16(%rsp)
+        fldt 8(%rsp)
+        ret
+1:      fldt 8(%rsp)
+2:      ret
         .cfi_endproc
         .size parlot_libcall_return_thunk, . - parlot_libcall_return_thunk
 

@@ -5,6 +5,7 @@
 // thread cancellation through library calls. Expected trees are derived by
 // hand from the programs (see the comments in libcalls.c).
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -253,6 +254,59 @@ TEST_P(Libcalls, SameTreesAsUftraceWhereUftraceIsRight) {
     }
     EXPECT_EQ(render(strip_frames(parse_text(threads[0].body), only_one_records)),
               render(strip_frames(parse_text(text), only_one_records)));
+  }
+}
+
+// Every register the System V ABI passes arguments and results in reaches
+// the callee and the caller unchanged (libcall_abi.c): %ymm/%zmm vectors,
+// x87 results, %rax:%rdx, %xmm0:%xmm1, varargs' %al, the floating-point
+// environment. Irregular calls in between make the trace encoder run its
+// AVX2 code (which ends with vzeroupper) inside the library calls' hooks.
+TEST_P(Libcalls, ArgumentAndResultRegistersAreKept) {
+  const RunResult r = run_both("libcall_abi", {}, dir);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 3u) << last_read.out;
+  // The calls were recorded (through the stubs and the return thunk).
+  for (const std::string name :
+       {"abi_ld_mul()", "abi_cld_mul()", "abi_i128_mul()", "abi_vsum()", "abi_fp_environment()"})
+    EXPECT_THAT(threads[0].body, HasSubstr(name));
+  for (const std::string kind : {"ymm", "zmm"}) {
+    if (r.out.find("\n" + kind + " ") != std::string::npos) {
+      for (const ThreadText& t : threads) EXPECT_THAT(t.body, HasSubstr("abi_" + kind + "_sum()"));
+    }
+  }
+}
+
+// Four threads load, call and unload their own copy of an instrumented
+// plugin (dlopen_threads.c) while the idle flusher patches the copies it
+// finds loaded: it must never read or write a copy being unloaded or one the
+// loader is still relocating. Bound at load (-z now), the plugin's GOT lies
+// in RELRO. Every flush interval, twice; the process must end as untraced
+// and its trace must read.
+TEST_P(Libcalls, ThreadsLoadingAndUnloadingPlugins) {
+  const std::filesystem::path bin = std::filesystem::path(prog("dlopen_threads")).parent_path();
+  const std::filesystem::path plugin = bin / ("libplugin_now_" + GetParam() + ".so");
+  std::vector<std::string> argv = {prog("dlopen_threads"), "1000", "1"};
+  for (int i = 0; i < 4; ++i) {
+    const std::filesystem::path copy = dir.path() / ("plugin" + std::to_string(i) + ".so");
+    std::filesystem::copy_file(plugin, copy);
+    argv.push_back(copy.string());
+  }
+  const RunResult plain = run(argv);
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  for (const std::string flush_ms : {"0", "1", "2", "5", "20"}) {
+    for (int round = 0; round < 2; ++round) {
+      SCOPED_TRACE("PARLOT_FLUSH_MS=" + flush_ms + " round " + std::to_string(round));
+      TempDir run_dir;
+      RunOptions options;
+      options.env = {"PARLOT_LIBCALLS=1", "PARLOT_FLUSH_MS=" + flush_ms};
+      const RunResult r = run_traced(argv, run_dir.path(), options);
+      ASSERT_EQ(r.signal, 0) << r.err;
+      ASSERT_EQ(r.exit_status, 0) << r.err;
+      EXPECT_EQ(r.out, plain.out);
+      EXPECT_EQ(threads_in(run_dir).size(), 5u) << last_read.out;
+    }
   }
 }
 
