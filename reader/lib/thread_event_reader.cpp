@@ -170,6 +170,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
     if (off == size) {
       summary_.damage = "file ends without a trailer (the trace was cut short)";
       summary_.damage_offset = off;
+      summary_.ends_at_block_boundary = true;
       break;
     }
     format::BlockHeader b{};
