@@ -2,6 +2,7 @@
 
 #include "libcall_patcher.h"
 #include "libcall_shadow.h"
+#include "parlot/crc32c.h"
 #include "thread_stack.h"
 
 #include <fcntl.h>
@@ -326,10 +327,21 @@ void ThreadTrace::write_side_block() {
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
   if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
-  format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(payload), sequence_++};
+  // The block's checksum, its last record (docs/FORMAT.md "Kind 5"): a
+  // reader then tells an overwritten clock sample from a real one.
+  format::AuxRecordHeader c{};
+  c.kind = static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum);
+  c.data_bytes = sizeof(std::uint32_t);
+  const std::uint32_t crc = crc32c::of(side_ + sizeof(format::BlockHeader), payload);
+  std::uint8_t* const end = side_ + sizeof(format::BlockHeader) + payload;
+  std::memcpy(end, &c, sizeof c);
+  std::memcpy(end + sizeof c, &crc, sizeof crc);
+  const std::size_t block_payload = payload + format::kBlockChecksumRecordBytes;
+  format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(block_payload),
+                        sequence_++};
   std::memcpy(side_, &h, sizeof h);
   const ErrnoKeeper keep_errno;  // inside hooks: clock samples, MPI calls
-  if (append(side_, sizeof h + payload) != 0) report_thread_failure(*this);
+  if (append(side_, sizeof h + block_payload) != 0) report_thread_failure(*this);
 }
 
 int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
@@ -349,6 +361,7 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
   h.pid = pid_;
   h.start_ns = realtime_ns();
   h.thread_index = thread_index;
+  h.flags = format::kTraceFlagAuxChecksums;  // write_side_block() checksums every PAUX block
   const int err = create_trace_file(path_, &h, sizeof h, file_id_);
   if (err == 0) {
     finished_ = false;

@@ -348,7 +348,8 @@ class ThreadTrace {
   void add_mpi_call(std::uint64_t entry, const void* data, std::size_t n);
   // Moves the staged MPI calls into the side records as one kind-4 record.
   void move_mpi_stage_to_side();
-  // Writes the side-record buffer as one PAUX block (the stage excepted).
+  // Writes the side-record buffer as one PAUX block (the stage excepted),
+  // ended by a block-checksum record (CRC32C of the records before it).
   void write_side_block();
 
   /// Events between two looks at the clock for the flush interval.
@@ -476,7 +477,9 @@ class ThreadTrace {
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
   ClockSampleFilter clock_filter_;  // which samples read are kept
-  alignas(8) std::uint8_t side_[kSideBytes];
+  // The records, then room for the block-checksum record write_side_block()
+  // ends each block with (the records' capacity stays kSideBytes).
+  alignas(8) std::uint8_t side_[kSideBytes + format::kBlockChecksumRecordBytes];
   char path_[1280] = "";
 
  public:

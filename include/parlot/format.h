@@ -53,9 +53,16 @@ struct TraceFileHeader {
   std::uint64_t pid;           ///< process ID
   std::uint64_t start_ns;      ///< CLOCK_REALTIME at the thread's first event, ns since the epoch
   std::uint64_t thread_index;  ///< order in which the process's threads started tracing (0 = first)
-  std::uint64_t reserved[2];   ///< zero
+  std::uint64_t flags;         ///< kTraceFlag* bits (zero in older files; a reader ignores others)
+  std::uint64_t reserved;      ///< zero
 };
 static_assert(sizeof(TraceFileHeader) == 64);
+
+/// TraceFileHeader::flags bit: every PAUX block of the file ends with a
+/// block-checksum record (AuxKind::kBlockChecksum). Readers that know the
+/// bit reject a PAUX block without one; older readers ignore the field (it
+/// was reserved, zero) and skip the record as an unknown kind.
+inline constexpr std::uint64_t kTraceFlagAuxChecksums = 1;
 
 /// Magic of a data block: "PBLK".
 inline constexpr std::uint32_t kBlockMagic = 0x4b4c4250u;
@@ -106,7 +113,16 @@ enum class AuxKind : std::uint8_t {
   /// `event_index`), a LEB128 byte count n, then n bytes laid out as the
   /// data of a kind-3 record. See docs/FORMAT.md "Kind 4, MPI calls".
   kMpiCalls = 4,
+  /// Checksum of the side-record block it ends (the last record of every
+  /// PAUX block of a file whose header has kTraceFlagAuxChecksums): data =
+  /// u32 CRC32C (crc32c.h) of the block's payload bytes before this
+  /// record's header; `event_index`, `reserved0` and `reserved1` are 0 and
+  /// `data_bytes` is 4. See docs/FORMAT.md "Kind 5, block checksum".
+  kBlockChecksum = 5,
 };
+
+/// Bytes of a block-checksum record (header and data).
+inline constexpr std::uint32_t kBlockChecksumRecordBytes = sizeof(AuxRecordHeader) + 4;
 
 /// Fields of a kind-3 record (AuxKind::kMpiCall), by presence-mask bit.
 /// runtime/mpi/mpi_call_record.h numbers them the same way (C).

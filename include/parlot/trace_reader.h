@@ -161,6 +161,10 @@ struct ThreadTraceSummary {
   /// When there is no trailer: why the file ends early, and where.
   std::string damage;
   std::uint64_t damage_offset = 0;
+  /// Without a trailer: the file ends exactly at a block boundary (after the
+  /// header or a whole block), as a stream cut short by a killed process or
+  /// still being written does; false when it ends inside a block.
+  bool ends_at_block_boundary = false;
 };
 
 /// Streams the events of one thread trace file, a batch at a time, in
@@ -226,21 +230,38 @@ struct ProcessListing {
   ProcessMetadata metadata;
 };
 
+/// A process directory of a run whose "process" file could not be read
+/// (list_trace_directory with `unreadable`).
+struct UnreadableProcess {
+  std::filesystem::path directory;
+  /// "<file>: offset N: what" (FormatError::what() of the process file).
+  std::string message;
+};
+
 /// Lists a trace directory (either one process directory, it holds a
 /// "process" file, or a run directory holding process directories) reading
 /// only each process's "process" file, so that a reader can then open just
 /// the processes it needs (a member of an mpirun'd parlot-read opens its
 /// share). Sorted by rank (none first), then start time (ns), then pid: the
 /// order of open_trace_directory(). Throws FormatError when `dir` is not a
-/// directory, holds no process directory, or a process file is malformed.
-std::vector<ProcessListing> list_trace_directory(const std::filesystem::path& dir);
+/// directory or cannot be listed. Without `unreadable` it also throws when
+/// `dir` holds no process directory or a process file is malformed. With
+/// `unreadable`, a process directory whose "process" file is malformed,
+/// empty or not a regular file (or, in a run directory, a `pid-*` /
+/// `rank-*` directory without one) is appended there and left out of the
+/// listing, the others are listed; the result may then be empty (nothing
+/// readable) without an exception when `unreadable` is not.
+std::vector<ProcessListing> list_trace_directory(
+    const std::filesystem::path& dir, std::vector<UnreadableProcess>* unreadable = nullptr);
 
 /// Opens one listed process: its load map, function table, crash record
 /// and thread file listing (sorted by thread index). A missing load map or
 /// function table is a warning, a missing or irregular thread file an error
-/// (ProcessTrace::warnings, ::errors). Throws FormatError (file and offset)
-/// when the load map, function table or crash record is malformed.
-ProcessTrace open_process_directory(ProcessListing listed);
+/// (ProcessTrace::warnings, ::errors). When the load map, function table or
+/// crash record is malformed it throws FormatError (file and offset), or,
+/// with `keep_going`, adds the error to ProcessTrace::errors and goes on
+/// without that file (as if it were missing).
+ProcessTrace open_process_directory(ProcessListing listed, bool keep_going = false);
 
 /// Opens a trace directory: list_trace_directory(), then
 /// open_process_directory() of every process, in that order. Throws

@@ -1,6 +1,7 @@
 #include "export_walk.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "event_clock.h"
 #include "parlot/mark_cursor.h"
@@ -50,20 +51,29 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
   marks.skip_before(window.begin);
   auto mark = [&](const Mark& m) { exporter.mark(m.label, depth(), time_of(index)); };
   bool done = false;
-  for (auto batch = reader.next_batch(); !batch.empty() && !done; batch = reader.next_batch()) {
-    for (const std::uint32_t id : batch) {
-      if (index >= window.end) {
-        done = true;
-        break;
+  // Damaged event data ends the thread where it is found: its open frames
+  // are closed there, as at a window's end, so the export stays well
+  // formed; then the error goes to the caller.
+  std::exception_ptr damage;
+  try {
+    for (auto batch = reader.next_batch(); !batch.empty() && !done; batch = reader.next_batch()) {
+      for (const std::uint32_t id : batch) {
+        if (index >= window.end) {
+          done = true;
+          break;
+        }
+        if (index == window.begin) open_window();
+        if (started && marks.due(index)) [[unlikely]] {
+          marks.visit_until(index, mark);
+        }
+        const CallEvent e = tracker.push(id);
+        if (started) emit(e, time_of(index));
+        ++index;
       }
-      if (index == window.begin) open_window();
-      if (started && marks.due(index)) [[unlikely]] {
-        marks.visit_until(index, mark);
-      }
-      const CallEvent e = tracker.push(id);
-      if (started) emit(e, time_of(index));
-      ++index;
     }
+  } catch (const FormatError&) {
+    damage = std::current_exception();
+    done = true;  // the marks after the damage are not placed
   }
   const std::uint64_t end_time = time_of(std::min(index, window.end));
   if (!started && index == window.begin && index < window.end) open_window();  // starts at the end
@@ -77,6 +87,7 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
     }
   }
   exporter.end_thread(end_time);
+  if (damage) std::rethrow_exception(damage);
   return exported;
 }
 

@@ -28,7 +28,9 @@ struct EventWindow {
 /// With `filter` (fresh, not yet fed), every event, synthesised ones included, goes through it
 /// first: a dropped function's callees nest under its nearest kept caller, and marks carry the
 /// filtered depth (analysis/filter.h). Returns the events handed to the exporter, synthesised ones
-/// included (marks not counted). Throws FormatError on corrupt data, like CallStackTracker.
+/// included (marks not counted). Throws FormatError on corrupt data, like CallStackTracker, after
+/// ending the thread there (its open frames closed at the last good event's time, end_thread), so
+/// the exporter's output stays well formed and may go on with other threads.
 std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_count,
                             const EventWindow& window, const TimeAxis& time, Exporter& exporter,
                             analysis::FilterStage* filter = nullptr);

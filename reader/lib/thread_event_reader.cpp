@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "parlot/crc32c.h"
 #include "parlot/decode_progress.h"
 #include "parlot/trace_reader.h"
 #include "varint.h"
@@ -62,11 +63,48 @@ void parse_mpi_calls(const std::filesystem::path& path, std::uint64_t offset,
   }
 }
 
+/// Checks the block-checksum record (kind 5) whose header is at payload
+/// byte `at` (file offset `offset` + `at`): it must be the block's last
+/// record, exactly as the runtime writes it, and hold the CRC32C of the
+/// payload bytes before it. Throws FormatError naming the record's offset.
+void check_block_checksum(const std::filesystem::path& path, std::uint64_t offset,
+                          const std::vector<std::uint8_t>& payload, std::size_t at) {
+  format::AuxRecordHeader h{};
+  if (payload.size() - at < sizeof h) {
+    throw FormatError(path, offset + at, "side-record block checksum cut short");
+  }
+  std::memcpy(&h, payload.data() + at, sizeof h);
+  if (h.kind != static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum) || h.reserved0 != 0 ||
+      h.reserved1 != 0 || h.event_index != 0 || h.data_bytes != sizeof(std::uint32_t) ||
+      payload.size() - at != format::kBlockChecksumRecordBytes) {
+    throw FormatError(path, offset + at,
+                      "side-record block without a valid checksum record at its end");
+  }
+  std::uint32_t stored = 0;
+  std::memcpy(&stored, payload.data() + at + sizeof h, sizeof stored);
+  const std::uint32_t computed = crc32c::of(payload.data(), at);
+  if (stored != computed) {
+    throw FormatError(path, offset + at,
+                      "side-record block checksum mismatch (the block's clock samples, marks "
+                      "or MPI arguments were altered)");
+  }
+}
+
 /// Parses the side records of one PAUX block payload (starting at file
 /// offset `offset`) into `summary` (clock samples, marks, MPI calls). Unknown
-/// kinds are skipped.
+/// kinds are skipped. With `checksummed` (the file header's
+/// kTraceFlagAuxChecksums) the block must end with a valid block-checksum
+/// record, checked before any record is read; without it, a checksum record
+/// found is checked all the same.
 void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
-                        const std::vector<std::uint8_t>& payload, ThreadTraceSummary& summary) {
+                        const std::vector<std::uint8_t>& payload, ThreadTraceSummary& summary,
+                        bool checksummed) {
+  if (checksummed) {
+    if (payload.size() < format::kBlockChecksumRecordBytes) {
+      throw FormatError(path, offset, "side-record block too short for its checksum");
+    }
+    check_block_checksum(path, offset, payload, payload.size() - format::kBlockChecksumRecordBytes);
+  }
   std::vector<ClockSample>& samples = summary.clock_samples;
   std::size_t at = 0;
   while (at < payload.size()) {
@@ -78,6 +116,9 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
     const std::size_t data = at + sizeof h;
     if (payload.size() - data < h.data_bytes) {
       throw FormatError(path, offset + at, "side record longer than its block");
+    }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum)) {
+      check_block_checksum(path, offset, payload, at);
     }
     if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMpiCall)) {
       summary.mpi_calls.push_back(
@@ -170,6 +211,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
     if (off == size) {
       summary_.damage = "file ends without a trailer (the trace was cut short)";
       summary_.damage_offset = off;
+      summary_.ends_at_block_boundary = true;
       break;
     }
     format::BlockHeader b{};
@@ -202,7 +244,8 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       }
       std::vector<std::uint8_t> payload(b.payload_bytes);
       in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
-      parse_side_records(path, off + sizeof b, payload, summary_);
+      parse_side_records(path, off + sizeof b, payload, summary_,
+                         (h.flags & format::kTraceFlagAuxChecksums) != 0);
       ++summary_.side_blocks;
       off += sizeof b + b.payload_bytes;
       continue;

@@ -8,24 +8,38 @@ namespace parlot {
 
 namespace fs = std::filesystem;
 
-ProcessTrace open_process_directory(ProcessListing listed) {
+ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
   ProcessTrace p;
   p.directory = std::move(listed.directory);
   p.metadata = std::move(listed.metadata);
   const fs::path& dir = p.directory;
+  // A malformed metadata file: thrown, or with keep_going an error of the
+  // process, which is then read as if the file were missing.
+  auto read_or_note = [&](auto&& read) {
+    if (!keep_going) return read();
+    try {
+      return read();
+    } catch (const FormatError& e) {
+      p.errors.push_back(e.what());
+      return decltype(read()){};
+    }
+  };
   if (fs::exists(dir / "loadmap")) {
-    p.load_map = read_load_map(dir / "loadmap");
+    p.load_map = read_or_note([&] { return read_load_map(dir / "loadmap"); });
   } else {
-    p.warnings.push_back((dir / "loadmap").string() + ": missing; addresses stay unnamed");
+    p.warnings.push_back((dir / "loadmap").string() +
+                         ": offset 0: missing (addresses stay unnamed)");
   }
   if (fs::exists(dir / "functions")) {
-    p.function_addresses = read_function_table(dir / "functions");
+    p.function_addresses = read_or_note([&] { return read_function_table(dir / "functions"); });
   } else {
     p.warnings.push_back((dir / "functions").string() +
-                         ": missing (the process did not finish its trace); "
-                         "functions show as IDs");
+                         ": offset 0: missing (the process did not finish its trace: "
+                         "functions show as IDs)");
   }
-  if (fs::exists(dir / "crash")) p.crash = read_crash_record(dir / "crash");
+  if (fs::exists(dir / "crash")) {
+    p.crash = read_or_note([&] { return std::optional(read_crash_record(dir / "crash")); });
+  }
   // thread-<index>-<tid>.trace
   auto index_of = [](const fs::path& f) {
     const std::string n = f.filename().string();
@@ -64,12 +78,25 @@ ProcessTrace open_process_directory(ProcessListing listed) {
   return p;
 }
 
-std::vector<ProcessListing> list_trace_directory(const fs::path& dir) {
+std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
+                                                 std::vector<UnreadableProcess>* unreadable) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw FormatError(dir, 0, "not a directory");
   std::vector<ProcessListing> processes;
+  // One process's "process" file: listed, or (with `unreadable`) noted.
+  auto list = [&](const fs::path& process_dir) {
+    if (unreadable == nullptr) {
+      processes.push_back({process_dir, read_process_metadata(process_dir / "process")});
+      return;
+    }
+    try {
+      processes.push_back({process_dir, read_process_metadata(process_dir / "process")});
+    } catch (const FormatError& e) {
+      unreadable->push_back({process_dir, e.what()});
+    }
+  };
   if (fs::exists(dir / "process")) {
-    processes.push_back({dir, read_process_metadata(dir / "process")});
+    list(dir);
     return processes;
   }
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -77,12 +104,21 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir) {
     // (the runtime renames it when its first files are whole), or a
     // temporary file: not a process.
     if (e.path().filename().string().starts_with('.')) continue;
-    if (e.is_directory() && fs::exists(e.path() / "process")) {
-      processes.push_back({e.path(), read_process_metadata(e.path() / "process")});
+    std::error_code type_ec;
+    if (!e.is_directory(type_ec)) continue;
+    if (fs::exists(e.path() / "process")) {
+      list(e.path());
+      continue;
+    }
+    // A process directory (as the runtime names them) without its process
+    // file: its process cannot be placed or read.
+    const std::string name = e.path().filename().string();
+    if (unreadable != nullptr && (name.starts_with("pid-") || name.starts_with("rank-"))) {
+      unreadable->push_back({e.path(), (e.path() / "process").string() + ": offset 0: missing"});
     }
   }
   if (ec) throw FormatError(dir, 0, "cannot list directory: " + ec.message());
-  if (processes.empty()) {
+  if (processes.empty() && (unreadable == nullptr || unreadable->empty())) {
     throw FormatError(dir, 0, "no Parlot process directory here (nothing was traced?)");
   }
   auto rank_of = [](const ProcessListing& p) {

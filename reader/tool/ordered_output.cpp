@@ -43,6 +43,8 @@ void ItemWriter::flush_to_stdout() {
 
 void ItemWriter::send(char type, int status) {
   if (team_.receive(0) != kNext) throw Stopped{};
+  // The end of an item carries what this member could not read so far.
+  if (type == kEnd) buffer_.insert(kHeader, framed_damage(false));
   buffer_[0] = type;
   buffer_[1] = static_cast<char>(status);
   team_.send(buffer_, 0);
@@ -127,7 +129,8 @@ int print_in_order(ReaderTeam& team, const std::vector<unsigned>& owner,
       requested[from] = false;
       const std::string message = team.receive(from);
       if (message.size() < kHeader) throw std::runtime_error("short message from a reader rank");
-      const std::string_view text = std::string_view(message).substr(kHeader);
+      std::string_view text = std::string_view(message).substr(kHeader);
+      if (message[0] == kEnd) merge_framed_damage(text);
       if (message[0] == kFailed) {
         remaining[from] = 0;
         std::fflush(stdout);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -67,6 +68,32 @@ void check(int rc, const char* what) {
 
 }  // namespace
 
+std::string framed(std::string_view bytes) {
+  return std::to_string(bytes.size()) + ":" + std::string(bytes);
+}
+
+std::string_view unframe(std::string_view& message) {
+  const std::size_t colon = message.find(':');
+  std::uint64_t n = 0;
+  if (colon == std::string_view::npos || colon == 0 || colon > 19 ||
+      std::from_chars(message.data(), message.data() + colon, n).ptr != message.data() + colon ||
+      n > message.size() - colon - 1) {
+    throw std::runtime_error("malformed message from another reader rank");
+  }
+  const std::string_view piece = message.substr(colon + 1, n);
+  message.remove_prefix(colon + 1 + n);
+  return piece;
+}
+
+std::string framed_damage(bool leader) {
+  return framed(leader ? std::string() : DamageLog::get().take_bytes());
+}
+
+void merge_framed_damage(std::string_view& message) {
+  const std::string_view damage = unframe(message);
+  if (!damage.empty()) DamageLog::get().merge_bytes(damage);
+}
+
 ReaderTeam& ReaderTeam::get() {
   static ReaderTeam team;
   return team;
@@ -101,6 +128,7 @@ ReaderTeam::ReaderTeam() {
   check(plugin->init(&rank, &size), "MPI_Init");
   rank_ = static_cast<unsigned>(rank);
   size_ = static_cast<unsigned>(size);
+  follower_ = rank_ != 0;
   plugin_ = plugin.release();
 }
 

@@ -15,7 +15,23 @@
 #include <string_view>
 #include <vector>
 
+#include "damage_log.h"
+
 namespace parlot::tool {
+
+/// `bytes` prefixed by its length ("<decimal>:"), to go in front of another
+/// message's bytes.
+std::string framed(std::string_view bytes);
+/// Takes a framed() piece off the front of `message` and returns it.
+/// Throws std::runtime_error on a malformed frame.
+std::string_view unframe(std::string_view& message);
+
+/// Outside the leader: this member's DamageLog entries (taken), framed, to
+/// travel in front of a message to the leader. On the leader: nothing.
+std::string framed_damage(bool leader);
+/// On the leader: takes the framed damage off the front of `message` and
+/// adds it to the leader's DamageLog.
+void merge_framed_damage(std::string_view& message);
 
 class ReaderTeam {
  public:
@@ -24,6 +40,10 @@ class ReaderTeam {
   /// started by mpirun with more than one rank and the plugin cannot be
   /// loaded or MPI fails to start.
   static ReaderTeam& get();
+
+  /// Whether this process is a member of an mpirun'd team other than the
+  /// leader (false before get() made the team, and in a team of one).
+  static bool is_follower() { return follower_; }
 
   unsigned rank() const { return rank_; }
   unsigned size() const { return size_; }
@@ -52,29 +72,34 @@ class ReaderTeam {
  private:
   ReaderTeam();
   struct Plugin;
-  Plugin* plugin_ = nullptr;  // null: a team of one
+  static inline bool follower_ = false;  // see is_follower()
+  Plugin* plugin_ = nullptr;             // null: a team of one
   unsigned rank_ = 0;
   unsigned size_ = 1;
 };
 
 /// Runs this member's share of a command, `work` (returns its serialised
-/// partial result), and gathers the partials on the leader. An exception in
-/// `work` travels in the partial, so every member reaches the gather; the
-/// leader then throws the first failed member's message (std::runtime_error,
-/// printed by main as "parlot-read: error: ..."). Returns the partials in
-/// rank order on the leader, nothing elsewhere.
+/// partial result), and gathers the partials on the leader, with what each
+/// member could not read (its DamageLog, merged into the leader's). An
+/// exception in `work` travels in the partial, so every member reaches the
+/// gather; the leader then throws the first failed member's message
+/// (std::runtime_error, printed by main as "parlot-read: error: ...").
+/// Returns the partials in rank order on the leader, nothing elsewhere.
 template <class Work>
 std::vector<std::string> gather_partials(ReaderTeam& team, Work&& work) {
   std::string mine;
   try {
-    mine = "+" + work();
+    std::string partial = work();
+    mine = "+" + framed_damage(team.leader()) + partial;
   } catch (const std::exception& e) {
     mine = std::string("!") + e.what();
   }
   std::vector<std::string> all = team.gather(std::move(mine));
-  for (auto& part : all) {
+  for (std::string& part : all) {
     if (!part.empty() && part[0] == '!') throw std::runtime_error(part.substr(1));
-    part.erase(0, 1);
+    std::string_view rest = std::string_view(part).substr(1);
+    merge_framed_damage(rest);  // the leader's own frame is empty
+    part = std::string(rest);
   }
   return all;
 }

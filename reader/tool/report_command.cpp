@@ -126,7 +126,7 @@ struct Report {
 
 Report make_report(const std::string& dir, const ReportOptions& o) {
   Report report;
-  const auto processes = open_trace_directory(dir);
+  const auto processes = open_run(dir, o.selection);
   bool ranked = false;
   for (const auto& p : processes) ranked = ranked || !p.metadata.rank.empty();
   report.ranked = ranked;
@@ -258,11 +258,11 @@ int run_report(ReportOptions o) {
   const Report base = make_report(o.dir, o);
   if (o.diff.empty()) {
     print_report(base, o);
-    return base.status;
+    return 0;
   }
   const Report other = make_report(o.diff, o);
   print_diff(base, other, o);
-  return base.status | other.status;
+  return 0;
 }
 
 }  // namespace

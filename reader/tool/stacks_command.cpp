@@ -27,17 +27,19 @@ struct StacksOptions {
 std::string stacks_partial(TraceInput& input) {
   const auto& threads = input.threads();
   std::vector<std::vector<analysis::FunctionKey>> stacks(threads.size());
+  std::vector<char> read(threads.size(), 0);  // 0: damaged, left out
   parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
-    auto stream = input.open(threads[i]);
-    analysis::OpenStack stack;
-    for (analysis::Event e; stream->next(e);) stack.push(e);
-    input.finished(*stream);
-    stacks[i] = stack.frames();
+    read[i] = input.read_thread(threads[i], [&](ThreadStream& stream) {
+      analysis::OpenStack stack;
+      for (analysis::Event e; stream.next(e);) stack.push(e);
+      stacks[i] = stack.frames();
+    });
   });
   analysis::StacksPartial out;
   out.status = input.status();
   std::set<analysis::FunctionKey> keys;
   for (std::size_t i = 0; i < threads.size(); ++i) {
+    if (!read[i]) continue;
     out.threads.push_back({threads[i].id, std::move(stacks[i])});
     keys.insert(out.threads.back().stack.begin(), out.threads.back().stack.end());
   }
@@ -55,16 +57,14 @@ int run_stacks(const StacksOptions& o) {
   if (!team.leader()) return 0;
   analysis::StackTree tree;
   analysis::NameTable names;
-  int status = 0;
   for (const auto& part : partials) {
     const analysis::StacksPartial p = analysis::read_stacks_partial(part);
-    status |= p.status;
     for (const auto& t : p.threads) tree.add(t.id, t.stack);
     for (const auto& [key, name] : p.names) names.add(key, name);
   }
   fmt::print("{}", o.format == "dot" ? tree.to_dot(names, input->ranked())
                                      : tree.to_text(names, input->ranked()));
-  return status;
+  return 0;
 }
 
 }  // namespace

@@ -103,16 +103,18 @@ std::string stats_partial(TraceInput& input, const StatsOptions& o) {
     std::uint64_t tid = 0;
   };
   std::vector<ThreadResult> results(threads.size());
+  std::vector<char> read(threads.size(), 0);  // 0: damaged, left out
   parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
-    auto stream = input.open(threads[i]);
-    results[i].stats = thread_stats(*stream, input.functions(threads[i].process), input.names());
-    results[i].tid = stream->summary().tid;
-    input.finished(*stream);
+    read[i] = input.read_thread(threads[i], [&](ThreadStream& stream) {
+      results[i].stats = thread_stats(stream, input.functions(threads[i].process), input.names());
+      results[i].tid = stream.summary().tid;
+    });
   });
   std::map<Unit, UnitStats> units;
   std::uint64_t position = 0;
   for (std::size_t i = 0; i < threads.size(); ++i) {
     position = i > 0 && threads[i - 1].process == threads[i].process ? position + 1 : 0;
+    if (!read[i]) continue;
     Unit u;
     if (o.by != "program") u.process = threads[i].process;
     if (o.by == "thread") u.position = position;
@@ -137,11 +139,9 @@ int run_stats(const StatsOptions& o) {
     return stats_partial(*input, o);
   });
   if (!team.leader()) return 0;
-  int status = 0;
   std::map<Unit, UnitStats> units;
   for (const auto& part : partials) {
     const analysis::StatsPartial p = analysis::read_stats_partial(part, input->processes().size());
-    status |= p.status;
     for (const auto& in : p.units) {
       UnitStats& unit = units[Unit{in.process, in.position}];
       unit.tid = in.tid;
@@ -164,7 +164,7 @@ int run_stats(const StatsOptions& o) {
                   unit.stats);
     }
   }
-  return status;
+  return 0;
 }
 
 }  // namespace

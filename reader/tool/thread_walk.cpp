@@ -2,16 +2,43 @@
 
 #include <fmt/core.h>
 
+#include "damage_log.h"
 #include "function_names.h"
 #include "visible_text.h"
 
 namespace parlot::tool {
 
 int report_damage(const ThreadTraceSummary& s) {
-  if (s.trailer) return 0;
-  fmt::print(stderr, "parlot-read: error: {}: offset {}: {}; events up to there were read\n",
-             visible_text(s.path.string()), s.damage_offset, s.damage);
-  return 1;
+  return DamageLog::get().thread_read(s);
+}
+
+void report_error(const FormatError& e) {
+  DamageLog::get().damaged(e.what());
+}
+
+std::vector<ProcessListing> list_run(const std::string& dir) {
+  std::vector<UnreadableProcess> unreadable;
+  auto listing = list_trace_directory(dir, &unreadable);
+  DamageLog& log = DamageLog::get();
+  for (const auto& u : unreadable) log.unreadable_process(u);
+  for (const auto& p : listing) log.listed(p.directory, p.metadata);
+  return listing;
+}
+
+ProcessTrace open_process(ProcessListing listed) {
+  ProcessTrace p = open_process_directory(std::move(listed), true);
+  report_warnings(p);
+  return p;
+}
+
+std::vector<ProcessTrace> open_run(const std::string& dir, const Selection& selection) {
+  std::vector<ProcessTrace> processes;
+  for (auto& listed : list_run(dir)) {
+    ProcessTrace p;
+    p.metadata = listed.metadata;
+    if (selection.selects(p)) processes.push_back(open_process(std::move(listed)));
+  }
+  return processes;
 }
 
 std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
@@ -32,12 +59,7 @@ std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
 }
 
 int report_warnings(const ProcessTrace& process) {
-  for (const auto& w : process.warnings) {
-    fmt::print(stderr, "parlot-read: warning: {}\n", visible_text(w));
-  }
-  for (const auto& e : process.errors) {
-    fmt::print(stderr, "parlot-read: error: {}\n", visible_text(e));
-  }
+  DamageLog::get().opened(process);
   return process.errors.empty() ? 0 : 1;
 }
 

@@ -23,13 +23,30 @@ struct Selection {
   bool selects(const ThreadTraceSummary& t) const { return !tid || t.tid == *tid; }
 };
 
-/// Prints "parlot-read: error: ..." for a damaged thread file; returns 1 if
-/// the file is damaged (cut short), else 0.
+/// Records a thread file read to its end in the command's DamageLog
+/// (DamageLog::thread_read: a file without a trailer is damage, a thread
+/// cut short by a kill, or nothing when its process is running); returns 1
+/// for damage, else 0. Prints nothing: main prints the summary.
 int report_damage(const ThreadTraceSummary& summary);
-/// Prints the process's warnings ("parlot-read: warning: ...") and damage
-/// found while opening it ("parlot-read: error: ...", e.g. a missing thread
-/// file); returns 1 if there was damage, else 0.
+/// Records the process's warnings and errors found while opening it in the
+/// DamageLog (DamageLog::opened); returns 1 if there were errors, else 0.
 int report_warnings(const ProcessTrace& process);
+/// Records `e` (a file that could not be read from its offset on) in the
+/// DamageLog. Thread-safe.
+void report_error(const FormatError& e);
+
+/// Lists `dir` (list_trace_directory) keeping going past processes whose
+/// `process` file cannot be read: those are recorded in the DamageLog
+/// (unreadable), the others registered there (DamageLog::listed). Throws
+/// FormatError when `dir` is not a directory, cannot be listed or holds no
+/// process directory at all.
+std::vector<ProcessListing> list_run(const std::string& dir);
+/// open_process_directory(listed, keep_going), its warnings and errors
+/// recorded (report_warnings). No FormatError for damaged metadata files.
+ProcessTrace open_process(ProcessListing listed);
+/// list_run, then open_process of every listed process that `selection`
+/// selects, in listing order.
+std::vector<ProcessTrace> open_run(const std::string& dir, const Selection& selection);
 
 class FunctionNames;
 

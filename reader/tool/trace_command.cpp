@@ -170,20 +170,26 @@ int print_process(const ProcessTrace& process, const TraceOptions& o,
                      visible_text(m.executable));
     }
     for (const auto& file : process.thread_files) {
-      ThreadEventReader reader(file);
-      if (!o.view.selection.selects(reader.summary())) continue;
-      std::optional<analysis::FilterStage> filter = filter_template;
-      analysis::FilterStage* f = filter ? &*filter : nullptr;
-      if (o.format == "text") {
-        print_text_thread(reader, process.function_addresses.size(), names, out, f);
-        if (process.crash && process.crash->tid == reader.summary().tid) {
-          out.buf().append(describe_crash(*process.crash, names, "# "));
+      // A damaged thread prints up to its damage; the others go on.
+      try {
+        ThreadEventReader reader(file);
+        if (!o.view.selection.selects(reader.summary())) continue;
+        std::optional<analysis::FilterStage> filter = filter_template;
+        analysis::FilterStage* f = filter ? &*filter : nullptr;
+        if (o.format == "text") {
+          print_text_thread(reader, process.function_addresses.size(), names, out, f);
+          if (process.crash && process.crash->tid == reader.summary().tid) {
+            out.buf().append(describe_crash(*process.crash, names, "# "));
+          }
+        } else {
+          print_jsonl_thread(reader, process.function_addresses.size(), names, out, f);
         }
-      } else {
-        print_jsonl_thread(reader, process.function_addresses.size(), names, out, f);
+        status |= report_damage(reader.summary());
+      } catch (const FormatError& e) {
+        report_error(e);
+        status = 1;
       }
       out.flush();
-      status |= report_damage(reader.summary());
     }
     out.flush();
     return status;
@@ -206,7 +212,7 @@ int run_trace(const TraceOptions& o) {
   if (!all_succeed(team, [&] {
         matcher.emplace(o.view.filter);
         std::vector<ProcessListing> listing;
-        for (auto& listed : list_trace_directory(o.view.dir)) {
+        for (auto& listed : list_run(o.view.dir)) {
           ProcessTrace p;
           p.metadata = listed.metadata;
           if (o.view.selection.selects(p)) listing.push_back(std::move(listed));
@@ -217,15 +223,18 @@ int run_trace(const TraceOptions& o) {
         processes.resize(listing.size());
         for (std::size_t i = 0; i < listing.size(); ++i) {
           owner[i] = i % team.size();
-          if (team.owns(i)) processes[i] = open_process_directory(std::move(listing[i]));
+          if (team.owns(i)) {
+            processes[i] = open_process_directory(std::move(listing[i]), true);
+          }
         }
         add_promised_events(promised_events(processes, Selection{{}, o.view.selection.tid}, {}));
       })) {
     return 0;
   }
-  return print_in_order(team, owner, [&](std::size_t i, ItemWriter& out) {
+  print_in_order(team, owner, [&](std::size_t i, ItemWriter& out) {
     return print_process(processes[i], o, *matcher, out);
   });
+  return 0;
 }
 
 }  // namespace

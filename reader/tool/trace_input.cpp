@@ -142,7 +142,7 @@ std::span<const CallEvent> ThreadStream::next_calls() {
 TraceInput::TraceInput(const ViewOptions& o, const Owns& owns) : options_(o) {
   // The listing reads only the process files; each process this input owns
   // is opened (load map, function table, threads) by load().
-  for (auto& listed : list_trace_directory(o.dir)) {
+  for (auto& listed : list_run(o.dir)) {
     ProcessTrace process;
     process.directory = std::move(listed.directory);
     process.metadata = std::move(listed.metadata);
@@ -219,7 +219,7 @@ bool same_tables(const ProcessTrace& a, const ProcessTrace& b) {
 }  // namespace
 
 void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thread>& threads) {
-  processes_[i] = open_process_directory({processes_[i].directory, processes_[i].metadata});
+  processes_[i] = open_process_directory({processes_[i].directory, processes_[i].metadata}, true);
   const ProcessTrace& p = processes_[i];
   ProcessFunctions& f = functions_[i];
   const std::uint64_t fingerprint = tables_fingerprint(p);
@@ -253,11 +253,18 @@ void TraceInput::load(std::size_t i, analysis::NameTable& names, std::vector<Thr
   }
   const std::uint64_t rank = rank_of(i);
   for (const auto& file : p.thread_files) {
-    ThreadEventReader reader(file);
-    const auto& s = reader.summary();
-    if (!options_.selection.selects(s)) continue;
-    add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
-    threads.push_back({{rank, reader.summary().thread_index, fork_of(i)}, i, file});
+    try {
+      ThreadEventReader reader(file);
+      const auto& s = reader.summary();
+      if (!options_.selection.selects(s)) continue;
+      add_promised_events(s.trailer ? s.trailer->events : s.final_events.value_or(0));
+      threads.push_back({{rank, reader.summary().thread_index, fork_of(i)}, i, file});
+    } catch (const FormatError& e) {
+      // Its header or block structure is damaged: none of it can be read.
+      report_error(e);
+      const std::lock_guard<std::mutex> guard(lock_);
+      status_ = 1;
+    }
   }
 }
 

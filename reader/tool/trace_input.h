@@ -216,8 +216,28 @@ class TraceInput {
   /// Reports damage of a stream read to its end (a file cut short).
   /// Thread-safe.
   void finished(const ThreadStream& s) {
+    const int damage = report_damage(s.summary());
     const std::lock_guard<std::mutex> guard(lock_);
-    status_ |= report_damage(s.summary());
+    status_ |= damage;
+  }
+  /// Opens thread `t` (open()), runs `read(ThreadStream&)` on it and
+  /// reports the end of the stream (finished()). A FormatError while
+  /// opening or reading it is recorded in the DamageLog (report_error)
+  /// instead of thrown: returns false then, and the caller leaves out what
+  /// it gathered of that thread. Thread-safe as open() and finished().
+  template <class Read>
+  bool read_thread(const Thread& t, Read&& read) {
+    try {
+      auto stream = open(t);
+      read(*stream);
+      finished(*stream);
+      return true;
+    } catch (const FormatError& e) {
+      report_error(e);
+      const std::lock_guard<std::mutex> guard(lock_);
+      status_ = 1;
+      return false;
+    }
   }
   unsigned jobs() const { return options_.jobs; }
 

@@ -18,6 +18,8 @@ class HardeningTest : public ::testing::TestWithParam<std::string> {
   std::vector<ThreadText> trace_threads(const std::string& context = "") {
     last_read = parlot_read({"trace", dir.path().string()});
     EXPECT_EQ(last_read.exit_status, 0) << context << last_read.err;
+    // Every file complete: none cut short either (that also exits 0).
+    EXPECT_EQ(last_read.err.find("cut short"), std::string::npos) << context << last_read.err;
     return split_threads(last_read.out);
   }
   std::string info() { return parlot_read({"info", dir.path().string()}).out; }

@@ -128,12 +128,14 @@ TEST_P(Processes, Daemon) {
   EXPECT_EQ(threads[1].pid, daemon);
   EXPECT_EQ(threads[1].body, tree_text("main{ do_daemon{ daemon_work{leaf} } }"));
   const std::string original_tree = tree_text("main{ before_daemon{leaf} do_daemon }");
-  if (t.exit_status == 0) {
+  // A thread cut short (its file ends after a whole block) is counted on
+  // one line, exit status 0; the daemon's own trace is complete.
+  EXPECT_EQ(t.exit_status, 0) << t.err;
+  if (t.err.empty()) {
     EXPECT_EQ(threads[0].body, original_tree);
   } else {
-    EXPECT_EQ(t.exit_status, 1);
-    EXPECT_THAT(t.err, HasSubstr("cut short"));
-    EXPECT_THAT(t.err, HasSubstr("pid-" + std::to_string(original)));
+    EXPECT_EQ(t.err.find("parlot-read: 1 thread cut short"), 0u) << t.err;
+    EXPECT_EQ(std::count(t.err.begin(), t.err.end(), '\n'), 1) << t.err;
     EXPECT_TRUE(is_prefix_of_tree(threads[0].body, original_tree));
     std::printf(
         "[ NOTE     ] the original process's trace was cut short: %zu lines of %zu\n",
