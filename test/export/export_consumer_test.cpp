@@ -278,6 +278,40 @@ std::pair<Counts, Counts> otf2_enters_and_leaves(const fs::path& archive) {
   return {enters, leaves};
 }
 
+// An OTF2 export that fails half-way (here: its event file goes over
+// RLIMIT_FSIZE, as on a full disk) leaves nothing behind, as the other
+// formats do: no archive under the output's name, no temporary sibling.
+// (It left a broken archive directory.) An archive that exists already is
+// refused without touching it.
+TEST_F(ExportConsumers, FailedOtf2ExportLeavesNothingBehind) {
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (formats.out.find("otf2") == std::string::npos) GTEST_SKIP() << "built without OTF2";
+  const fs::path parent = dir_->path() / "otf2-failing";
+  fs::create_directories(parent);
+  const fs::path out = parent / "archive";
+  const RunResult r = run(
+      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 16; exec \"$0\" export -f otf2 -o \"$1\" \"$2\"",
+       PARLOT_READ_PATH, out.string(), trace("quicksort_threads").string()});
+  EXPECT_EQ(r.exit_status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("otf2"));
+  EXPECT_FALSE(fs::exists(out)) << "a failed export left " << out;
+  EXPECT_TRUE(fs::is_empty(parent)) << "a failed export left files in " << parent;
+  // Without the limit it is written, under its own name only.
+  const RunResult ok = parlot_read(
+      {"export", "-f", "otf2", "-o", out.string(), trace("quicksort_threads").string()});
+  ASSERT_EQ(ok.exit_status, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(out / "traces.otf2"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(parent)) ++entries;
+  EXPECT_EQ(entries, 1u);
+  const auto written = fs::last_write_time(out / "traces.otf2");
+  const RunResult again = parlot_read(
+      {"export", "-f", "otf2", "-o", out.string(), trace("quicksort_threads").string()});
+  EXPECT_EQ(again.exit_status, 1);
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_EQ(fs::last_write_time(out / "traces.otf2"), written);
+}
+
 TEST_F(ExportConsumers, Otf2PrintEnterLeaveCountsPerLocationEqualEachThreads) {
   if (!have("otf2-print")) GTEST_SKIP() << "otf2-tools not installed";
   const RunResult formats = parlot_read({"export", "--help"});
