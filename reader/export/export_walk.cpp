@@ -5,6 +5,7 @@
 
 #include "event_clock.h"
 #include "parlot/mark_cursor.h"
+#include "valid_utf8.h"
 
 namespace parlot::exporter {
 
@@ -49,7 +50,8 @@ std::uint64_t export_thread(ThreadEventReader& reader, std::uint64_t function_co
   };
   MarkCursor marks(s.marks);
   marks.skip_before(window.begin);
-  auto mark = [&](const Mark& m) { exporter.mark(m.label, depth(), time_of(index)); };
+  // A label is the program's bytes: every format gets valid UTF-8.
+  auto mark = [&](const Mark& m) { exporter.mark(valid_utf8(m.label), depth(), time_of(index)); };
   bool done = false;
   // Damaged event data ends the thread where it is found: its open frames
   // are closed there, as at a window's end, so the export stays well

@@ -9,7 +9,14 @@
 // text. Clock properties: 10^9 ticks
 // per second with time; on the logical clock 1 tick = 1 event, and the
 // archive's description and its property PARLOT::TIME_AXIS say so.
+//
+// The archive is written into a temporary sibling directory and renamed to
+// the output's name once it is complete: an export that fails (a write
+// error, a full disk) leaves nothing behind, as the other formats do.
 #include <otf2/otf2.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <map>
 #include <stdexcept>
@@ -37,11 +44,27 @@ void check(OTF2_ErrorCode status, const char* what) {
   }
 }
 
+namespace fs = std::filesystem;
+
+/// The temporary sibling of `output` the archive is written into:
+/// "<dir>/.<name>.parlot-tmp-<pid>".
+fs::path temporary_sibling(const fs::path& output) {
+  const fs::path parent = output.parent_path().empty() ? fs::path(".") : output.parent_path();
+  return parent / ("." + output.filename().string() + ".parlot-tmp-" + std::to_string(::getpid()));
+}
+
 class Otf2Exporter final : public Exporter {
  public:
-  Otf2Exporter(const std::string& output, ExportOptions options) : options_(std::move(options)) {
-    archive_ = OTF2_Archive_Open(output.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
-                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  Otf2Exporter(const std::string& output, ExportOptions options)
+      : options_(std::move(options)), output_(output), temporary_(temporary_sibling(output_)) {
+    std::error_code ec;
+    if (output_.filename().empty()) throw std::runtime_error("otf2: no archive name in " + output);
+    if (fs::exists(fs::symlink_status(output_, ec))) {
+      throw std::runtime_error("otf2: " + output + " already exists");
+    }
+    fs::remove_all(temporary_, ec);  // a leftover of an earlier run of this pid
+    archive_ = OTF2_Archive_Open(temporary_.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20,
+                                 4 << 20, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (archive_ == nullptr) throw std::runtime_error("otf2: cannot create archive in " + output);
     check(OTF2_Archive_SetFlushCallbacks(archive_, &flush_callbacks, nullptr), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive_), "collective callbacks");
@@ -53,8 +76,14 @@ class Otf2Exporter final : public Exporter {
     check(OTF2_Archive_OpenEvtFiles(archive_), "open event files");
   }
 
+  /// Without a successful end(): the partial archive is closed and
+  /// removed.
   ~Otf2Exporter() override {
     if (archive_ != nullptr) OTF2_Archive_Close(archive_);
+    if (!renamed_) {
+      std::error_code ec;
+      fs::remove_all(temporary_, ec);
+    }
   }
 
   void begin_process(const ProcessInfo& p) override {
@@ -115,8 +144,16 @@ class Otf2Exporter final : public Exporter {
     check(OTF2_Archive_CloseDefFiles(archive_), "close definition files");
     write_global_definitions();
     write_marks();
-    check(OTF2_Archive_Close(archive_), "close archive");
+    const OTF2_ErrorCode closed = OTF2_Archive_Close(archive_);
     archive_ = nullptr;
+    check(closed, "close archive");
+    std::error_code ec;
+    fs::rename(temporary_, output_, ec);
+    if (ec) {
+      throw std::runtime_error("otf2: cannot move the archive to " + output_.string() + ": " +
+                               ec.message());
+    }
+    renamed_ = true;
   }
 
  private:
@@ -214,6 +251,9 @@ class Otf2Exporter final : public Exporter {
   }
 
   ExportOptions options_;
+  fs::path output_;     // the archive directory the user named
+  fs::path temporary_;  // where it is written until end() renames it
+  bool renamed_ = false;
   OTF2_Archive* archive_ = nullptr;
   OTF2_EvtWriter* writer_ = nullptr;
   FunctionSource* functions_ = nullptr;

@@ -12,6 +12,7 @@
 #include "export/export_walk.h"
 #include "export/exporter.h"
 #include "export/simplify_name.h"
+#include "export/valid_utf8.h"
 #include "export_trace.h"
 #include "function_names.h"
 #include "progress.h"
@@ -55,8 +56,12 @@ class NamedFunctions final : public exporter::FunctionSource {
   const exporter::FunctionInfo& function(std::uint32_t id) override {
     if (const exporter::FunctionInfo* cached = infos_.find(id)) return *cached;
     const SourceLocation& loc = names_.lookup(id);
-    return infos_.put(id, {simplify_ ? exporter::simplify_name(loc.function) : loc.function,
-                           loc.file, static_cast<std::uint32_t>(loc.line < 0 ? 0 : loc.line)});
+    // Names and paths are arbitrary bytes: every format gets valid UTF-8.
+    return infos_.put(
+        id,
+        {exporter::printable_utf8(simplify_ ? exporter::simplify_name(loc.function) : loc.function),
+         exporter::printable_utf8(loc.file),
+         static_cast<std::uint32_t>(loc.line < 0 ? 0 : loc.line)});
   }
 
  private:
@@ -147,7 +152,9 @@ int export_trace(const std::vector<ProcessTrace>& processes, const Selection& se
     if (!selection.selects(process)) continue;
     NamedFunctions& functions = names.emplace_back(process, simplify);
     const auto& m = process.metadata;
-    out.begin_process({m.pid, m.rank, m.executable, m.host, m.start_ns, &functions});
+    out.begin_process({m.pid, exporter::printable_utf8(m.rank),
+                       exporter::printable_utf8(m.executable), exporter::printable_utf8(m.host),
+                       m.start_ns, &functions});
     // The process's filter, copied fresh for each thread.
     std::optional<analysis::FilterStage> process_filter;
     if (!filter.keeps_everything()) {

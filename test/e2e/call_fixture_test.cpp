@@ -201,7 +201,7 @@ TEST_P(CallFixture, DiscardCountsEventsButWritesNoData) {
   EXPECT_EQ(info.exit_status, 0) << info.err;
   EXPECT_THAT(info.out, HasSubstr("PARLOT_DISCARD"));
   const RunResult trace = parlot_read({"trace", discarded.path().string()});
-  EXPECT_EQ(trace.exit_status, 1);
+  EXPECT_EQ(trace.exit_status, 2);  // no event data to decode: reported, the rest shown
   EXPECT_THAT(trace.err, HasSubstr("event data ends after 0 of 1200002 events"));
 }
 
@@ -257,8 +257,8 @@ TEST_P(CallFixture, SigkillLosesAtMostOneFlushInterval) {
 
   // Millions of events: check the names through stats, not the full trace.
   const RunResult t = parlot_read({"stats", dir.path().string()});
-  EXPECT_EQ(t.exit_status, 1);  // the file was cut short: said on stderr
-  EXPECT_THAT(t.err, HasSubstr("cut short"));
+  EXPECT_EQ(t.exit_status, 0) << t.err;  // killed: not damage, said once on stderr
+  EXPECT_EQ(t.err.find("parlot-read: 1 thread cut short"), 0u) << t.err;
   EXPECT_THAT(t.out, HasSubstr("  main -> level1\n"));
   EXPECT_THAT(t.out, HasSubstr("  level2 -> level3\n"));
 }

@@ -185,10 +185,10 @@ TEST_F(ParallelReadForkTree, EachRankOpensOnlyItsShare) {
   }
 }
 
-// A damaged process is reported by its owner, once, and the output and
-// exit status are the serial run's: process 5 without its function table
-// (a warning; its functions show as IDs), then with a function table cut
-// short (an error naming the file and offset; nothing printed).
+// A damaged process is reported once, on the summary line, and the output
+// and exit status are the serial run's: process 5 without its function
+// table, then with a function table cut short; either way its functions
+// show as IDs, the other processes as usual, exit status 2.
 TEST_F(ParallelReadForkTree, DamagedProcessIsReportedOnceAsSerially) {
   const auto listing = list_trace_directory(dir());
   ASSERT_EQ(listing.size(), 25u);
@@ -201,48 +201,40 @@ TEST_F(ParallelReadForkTree, DamagedProcessIsReportedOnceAsSerially) {
     return n;
   };
   const std::string d = dir().string();
-  fs::rename(functions, tmp_.path() / "functions.saved");
-  const std::string missing = "parlot-read: warning: " + functions.string() + ": missing";
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"stats", d}, {"trace", d}, {"loops", d}, {"diff", d, d}}) {
-    const RunResult serial = parlot_read(args);
-    ASSERT_EQ(serial.exit_status, 0) << serial.err;
-    // diff reads the directory twice: once as LEFT, once as RIGHT.
-    const std::size_t reports = args[0] == "diff" ? 2 : 1;
-    EXPECT_EQ(count(serial.err, missing), reports) << serial.err;
-    for (const int n : {2, 3}) {
-      const RunResult parallel = mpirun_read(n, args);
-      EXPECT_EQ(parallel.exit_status, 0) << args[0] << " on " << n << " ranks: " << parallel.err;
-      EXPECT_EQ(parallel.out, serial.out) << args[0] << " on " << n << " ranks";
-      EXPECT_EQ(count(parallel.err, missing), reports) << parallel.err;
+  auto check = [&](const std::string& named) {
+    // diff reads the directory twice (LEFT and RIGHT): still one report.
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"stats", d}, {"trace", d}, {"loops", d}, {"diff", d, d}}) {
+      const RunResult serial = parlot_read(args);
+      EXPECT_EQ(serial.exit_status, 2) << serial.err;
+      EXPECT_NE(serial.out, "");
+      EXPECT_EQ(count(serial.err, named), 1u) << serial.err;
+      EXPECT_EQ(count(serial.err, "parlot-read: "), 1u) << serial.err;
+      for (const int n : {2, 3}) {
+        const RunResult parallel = mpirun_read(n, args);
+        EXPECT_EQ(parallel.exit_status, 2) << args[0] << " on " << n << " ranks: " << parallel.err;
+        EXPECT_EQ(parallel.out, serial.out) << args[0] << " on " << n << " ranks";
+        EXPECT_EQ(count(parallel.err, named), 1u) << parallel.err;
+        EXPECT_THAT(parallel.err, HasSubstr(serial.err)) << args[0] << " on " << n << " ranks";
+      }
     }
-  }
+  };
+  fs::rename(functions, tmp_.path() / "functions.saved");
+  check(functions.string() + ": offset 0: missing");
   {
     std::ofstream cut(functions, std::ios::binary);
     cut.write(table.data(), 12);  // shorter than its 16-byte header
   }
-  const std::string error = "parlot-read: error: " + functions.string() + ": offset 0: ";
-  for (const auto& args :
-       std::vector<std::vector<std::string>>{{"stats", d}, {"trace", d}, {"loops", d}}) {
-    const RunResult serial = parlot_read(args);
-    EXPECT_EQ(serial.exit_status, 1);
-    EXPECT_EQ(serial.out, "");
-    EXPECT_EQ(count(serial.err, error), 1u) << serial.err;
-    for (const int n : {2, 3}) {
-      const RunResult parallel = mpirun_read(n, args);
-      EXPECT_NE(parallel.exit_status, 0) << args[0] << " on " << n << " ranks";
-      EXPECT_EQ(parallel.out, "") << args[0] << " on " << n << " ranks";
-      EXPECT_EQ(count(parallel.err, error), 1u) << parallel.err;
-    }
-  }
+  check(functions.string() + ": offset 0: ");
 }
 
 // Corrupt event data found while printing (after other processes' text):
-// the serial run prints up to it, then the error; under mpirun the leader
-// prints the same text and the same single error, and every rank ends.
-// Process 3's thread file is damaged (owned by rank 1 under -np 2, by
-// rank 0 under -np 3), in the first place, scanning byte by byte, where
-// the decoder fails rather than the file's structure checks.
+// the serial run prints up to it and goes on with the other processes,
+// then one summary line names it (exit status 2); under mpirun the leader
+// prints the same text and the same line. Process 3's thread file is
+// damaged (owned by rank 1 under -np 2, by rank 0 under -np 3), in the
+// first place, scanning byte by byte, where the decoder fails rather than
+// the file's structure checks.
 TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
   const fs::path copy = tmp_.path() / "corrupt";
   const auto listing = list_trace_directory(dir());
@@ -250,7 +242,6 @@ TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
   const fs::path relative = fs::relative(listing[3].directory, dir());
   const std::string d = copy.string();
   RunResult serial;
-  const std::string error = "parlot-read: error: ";
   bool found = false;
   for (std::size_t offset = 64; offset < 400 && !found; offset += 2) {
     fs::remove_all(copy);
@@ -264,21 +255,23 @@ TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
     for (std::size_t i = offset; i < offset + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
     serial = parlot_read({"trace", d});
-    found = serial.exit_status == 1 && !serial.out.empty() &&
+    found = serial.exit_status == 2 && !serial.out.empty() &&
             serial.err.find("corrupt event data") != std::string::npos;
   }
   ASSERT_TRUE(found) << "no offset makes the decoder fail";
+  // The processes after the damaged one are printed too.
+  EXPECT_THAT(serial.out, HasSubstr("# process " + std::to_string(listing[24].metadata.pid)));
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"trace", d}, {"loops", d}, {"diff", dir().string(), d}}) {
     const RunResult expected = args[0] == "trace" ? serial : parlot_read(args);
-    EXPECT_EQ(expected.exit_status, 1) << args[0];
+    EXPECT_EQ(expected.exit_status, 2) << args[0];
     for (const int n : {2, 3}) {
       const RunResult parallel = mpirun_read(n, args);
-      EXPECT_EQ(parallel.exit_status, 1) << args[0] << " on " << n << " ranks";
+      EXPECT_EQ(parallel.exit_status, 2) << args[0] << " on " << n << " ranks";
       EXPECT_EQ(parallel.out, expected.out) << args[0] << " on " << n << " ranks";
-      const auto first = parallel.err.find(error);
+      const auto first = parallel.err.find("parlot-read: ");
       ASSERT_NE(first, std::string::npos) << parallel.err;
-      EXPECT_EQ(parallel.err.find(error, first + 1), std::string::npos) << parallel.err;
+      EXPECT_EQ(parallel.err.find("parlot-read: ", first + 1), std::string::npos) << parallel.err;
       EXPECT_THAT(parallel.err, HasSubstr(expected.err)) << args[0] << " on " << n << " ranks";
     }
   }

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -276,6 +277,122 @@ std::pair<Counts, Counts> otf2_enters_and_leaves(const fs::path& archive) {
     (m[1] == "ENTER" ? enters : leaves)[std::stoull(m[2])]++;
   }
   return {enters, leaves};
+}
+
+/// Whether `bytes` is valid UTF-8 (nlohmann::json's strict dump checks it).
+bool is_utf8(const std::string& bytes) {
+  try {
+    (void)nlohmann::json(bytes).dump();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+/// Whether `bytes` holds a control character other than newline and tab.
+bool has_control(const std::string& bytes) {
+  return std::any_of(bytes.begin(), bytes.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return (b < 0x20 && b != '\n' && b != '\t') || b == 0x7f;
+  });
+}
+
+// A function named by invalid UTF-8 with a terminal escape in it
+// (odd_names_fixture: "odd" 0xff ESC "[31mname"): every export parses in
+// its consumer. Graphviz's SVG of the DOT export was not well-formed XML;
+// the folded, callgrind and DOT files were not UTF-8. Names and paths are
+// exported with such bytes replaced by U+FFFD.
+TEST_F(ExportConsumers, InvalidUtf8NamesExportToFilesTheirConsumersParse) {
+  const fs::path odd = dir_->path() / "odd-names";
+  const RunResult traced = run_traced({PARLOT_ODD_NAMES_FIXTURE}, odd);
+  ASSERT_EQ(traced.exit_status, 0) << traced.err;
+  const std::string formats = parlot_read({"export", "--help"}).out;
+  for (const std::string format :
+       {"chrome", "speedscope", "hatchet", "folded", "callgrind", "dot", "perfetto", "otf2"}) {
+    if (formats.find(format) == std::string::npos) continue;  // built without it
+    SCOPED_TRACE(format);
+    const fs::path out = dir_->path() / ("odd." + format);
+    const RunResult r = parlot_read({"export", "-f", format, "-o", out.string(), odd.string()});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    if (format == "otf2") {
+      if (!have("otf2-print")) continue;
+      const RunResult p = run({"otf2-print", "-G", (out / "traces.otf2").string()});
+      EXPECT_EQ(p.exit_status, 0) << p.err;
+      EXPECT_TRUE(is_utf8(p.out));
+      EXPECT_THAT(p.out, HasSubstr("odd\xef\xbf\xbd\xef\xbf\xbd[31mname"));
+      continue;
+    }
+    const std::string bytes = slurp(out);
+    if (format == "perfetto") {
+      if (!have("protoc")) continue;
+      const RunResult p = run({"/bin/sh", "-c",
+                               "protoc --proto_path=" PARLOT_PERFETTO_PROTO_DIR
+                               " --decode=perfetto.protos.Trace perfetto_trace_subset.proto < " +
+                                   out.string()});
+      EXPECT_EQ(p.exit_status, 0) << p.err;
+      // protoc prints a string's bytes: neither 0xff nor ESC is left.
+      EXPECT_THAT(p.out, HasSubstr("[31mname"));
+      EXPECT_THAT(p.out, Not(HasSubstr("\\377")));
+      EXPECT_THAT(p.out, Not(HasSubstr("\\033")));
+      EXPECT_EQ(bytes.find('\xff'), std::string::npos);
+      continue;
+    }
+    EXPECT_TRUE(is_utf8(bytes));
+    EXPECT_FALSE(has_control(bytes));
+    if (format == "chrome" || format == "speedscope" || format == "hatchet") {
+      EXPECT_FALSE(nlohmann::json::parse(bytes).is_discarded());
+    }
+    EXPECT_THAT(bytes, HasSubstr("odd\xef\xbf\xbd\xef\xbf\xbd[31mname"));
+    if (format == "dot" && have("dot")) {
+      const fs::path svg = dir_->path() / "odd.svg";
+      const RunResult d = run({"dot", "-Tsvg", "-o", svg.string(), out.string()});
+      ASSERT_EQ(d.exit_status, 0) << d.err;
+      if (fs::exists("/usr/bin/python3")) {
+        const RunResult x =
+            run({"/usr/bin/python3", "-c",
+                 "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])", svg.string()});
+        EXPECT_EQ(x.exit_status, 0) << "the SVG is not well-formed XML: " << x.err;
+      }
+    }
+    if (format == "callgrind" && have("callgrind_annotate")) {
+      const RunResult c = run({"callgrind_annotate", out.string()});
+      EXPECT_EQ(c.exit_status, 0) << c.err;
+    }
+  }
+}
+
+// An OTF2 export that fails half-way (here: its event file goes over
+// RLIMIT_FSIZE, as on a full disk) leaves nothing behind, as the other
+// formats do: no archive under the output's name, no temporary sibling.
+// (It left a broken archive directory.) An archive that exists already is
+// refused without touching it.
+TEST_F(ExportConsumers, FailedOtf2ExportLeavesNothingBehind) {
+  const RunResult formats = parlot_read({"export", "--help"});
+  if (formats.out.find("otf2") == std::string::npos) GTEST_SKIP() << "built without OTF2";
+  const fs::path parent = dir_->path() / "otf2-failing";
+  fs::create_directories(parent);
+  const fs::path out = parent / "archive";
+  const RunResult r = run(
+      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 16; exec \"$0\" export -f otf2 -o \"$1\" \"$2\"",
+       PARLOT_READ_PATH, out.string(), trace("quicksort_threads").string()});
+  EXPECT_EQ(r.exit_status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("otf2"));
+  EXPECT_FALSE(fs::exists(out)) << "a failed export left " << out;
+  EXPECT_TRUE(fs::is_empty(parent)) << "a failed export left files in " << parent;
+  // Without the limit it is written, under its own name only.
+  const RunResult ok = parlot_read(
+      {"export", "-f", "otf2", "-o", out.string(), trace("quicksort_threads").string()});
+  ASSERT_EQ(ok.exit_status, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(out / "traces.otf2"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(parent)) ++entries;
+  EXPECT_EQ(entries, 1u);
+  const auto written = fs::last_write_time(out / "traces.otf2");
+  const RunResult again = parlot_read(
+      {"export", "-f", "otf2", "-o", out.string(), trace("quicksort_threads").string()});
+  EXPECT_EQ(again.exit_status, 1);
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_EQ(fs::last_write_time(out / "traces.otf2"), written);
 }
 
 TEST_F(ExportConsumers, Otf2PrintEnterLeaveCountsPerLocationEqualEachThreads) {
