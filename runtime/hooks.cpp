@@ -2,7 +2,6 @@
 // every function entry and exit. This is the hot path: no locks, no malloc,
 // no syscalls (but when a thread's output buffer fills), no exceptions; one
 // initial-exec TLS load. See docs/DESIGN.md for the event's whole journey.
-#include <dlfcn.h>
 #include <unwind.h>
 
 #include <atomic>
@@ -16,6 +15,7 @@
 #include "process_trace.h"
 #include "signal_handlers.h"
 #include "stack_walk.h"
+#include "unwinder_cfa.h"
 
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::FunctionIds;
@@ -106,16 +106,12 @@ namespace {
   t->on_exit_below_top(f, sp, at_cfa);
 }
 
-// The entry hook's work once the busy flag is up.
-// Once the busy flag is up: resyncs the shadow stack if due, then the ID
-// to record `f` under (`seen`: its ID if already known, else 0). Returns 0
-// when it is not recorded: the function table is full (counted as dropped)
-// or the record filter excludes it at first sight (its callees then nest
-// under its caller).
-[[gnu::always_inline]] inline std::uint32_t id_to_record(ThreadTrace* t, std::uintptr_t f,
-                                                         std::uint32_t seen) {
-  if (t->resync_pending) [[unlikely]]
-    resync_with_real_stack(t);
+// Once the busy flag is up: the ID to record `f` under (`seen`: its ID if
+// already known, else 0). Returns 0 when it is not recorded: the function
+// table is full (counted as dropped) or the record filter excludes it at
+// first sight (its callees then nest under its caller).
+[[gnu::always_inline]] inline std::uint32_t recorded_id(ThreadTrace* t, std::uintptr_t f,
+                                                        std::uint32_t seen) {
   const std::uint32_t id = seen != 0 ? seen : g_function_ids.lookup(f);
   if (FunctionIds::is_recorded(id)) [[likely]]
     return id;
@@ -125,6 +121,15 @@ namespace {
     t->last_excluded = f;
   }
   return 0;
+}
+
+// recorded_id() for an instrumented function's entry, after resyncing the
+// shadow stack if a stack cut is pending.
+[[gnu::always_inline]] inline std::uint32_t id_to_record(ThreadTrace* t, std::uintptr_t f,
+                                                         std::uint32_t seen) {
+  if (t->resync_pending) [[unlikely]]
+    resync_with_real_stack(t);
+  return recorded_id(t, f, seen);
 }
 
 // The entry hook's work once the busy flag is up.
@@ -355,7 +360,11 @@ namespace {
       return;
     }
   }
-  if (const std::uint32_t id = id_to_record(t, f, seen); id != 0) {
+  // A pending stack cut is left to the next instrumented entry: a library
+  // call's frame lies below every live frame, so the stack-pointer rules
+  // place it, and the cut may be the one this call is about to make (a
+  // thread cancelled in it, whose cleanup handlers' entries must resync).
+  if (const std::uint32_t id = recorded_id(t, f, seen); id != 0) {
     auto* return_address = reinterpret_cast<std::uintptr_t*>(slot);
     const std::uintptr_t call_site = *return_address;
     if (t->on_libcall_enter(f, call_site, slot, id)) {
@@ -363,6 +372,12 @@ namespace {
       // (libcall_trampolines.S, the thunk's unwind information).
       *parlot::runtime::libcall_shadow_of(slot) = call_site - 1;
       *return_address = reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
+      // A thread with a cancellation requested may be cancelled in this
+      // call. When its caller pushed the cleanup handler, glibc longjmps
+      // there before the unwinder reaches the thunk's personality routine:
+      // only the handler's entry hook, resyncing, can end this call.
+      if (t->cancel_requested.load(std::memory_order_relaxed)) [[unlikely]]
+        t->resync_pending.store(true, std::memory_order_relaxed);
     }
   }
   end_hook(t);
@@ -416,23 +431,24 @@ extern "C" {
 /// Personality routine of the return thunk's frame (libcall_trampolines.S),
 /// called by the unwinder (libgcc's, the C++ ABI's interface) for each
 /// recorded library call an exception or a thread cancellation unwinds:
-/// in the cleanup phase it records the call's exit. The unwinding goes on.
+/// in the cleanup phase it records the call's exit. A forced unwind
+/// (pthread_exit, cancellation) also marks a stack cut: in C, glibc then
+/// longjmps to the frame that pushed each cleanup handler, leaving the
+/// instrumented frames in between without their exits, and the handler's
+/// entry must resync. The unwinding goes on.
 [[gnu::visibility("hidden"), gnu::no_instrument_function]] _Unwind_Reason_Code
 parlot_libcall_personality(int, _Unwind_Action actions, _Unwind_Exception_Class, _Unwind_Exception*,
                            _Unwind_Context* context) {
   if ((actions & _UA_CLEANUP_PHASE) == 0) return _URC_CONTINUE_UNWIND;
-  // The unwinder calling this is loaded: its _Unwind_GetCFA is found
-  // without linking the runtime to it.
-  using GetCfa = _Unwind_Word (*)(_Unwind_Context*);
-  static std::atomic<GetCfa> get_cfa{nullptr};
-  GetCfa f = get_cfa.load(std::memory_order_relaxed);
-  if (f == nullptr) {
-    f = reinterpret_cast<GetCfa>(dlsym(RTLD_DEFAULT, "_Unwind_GetCFA"));
-    get_cfa.store(f, std::memory_order_relaxed);
-  }
-  if (f == nullptr) return _URC_CONTINUE_UNWIND;
-  // The thunk frame's CFA is the library function's: its slot + 8.
-  record_libcall_exit(tls_thread_trace, f(context) - sizeof(std::uintptr_t));
+  ThreadTrace* t = tls_thread_trace;
+  if (t == nullptr) return _URC_CONTINUE_UNWIND;
+  if ((actions & _UA_FORCE_UNWIND) != 0) t->resync_pending.store(true, std::memory_order_relaxed);
+  // The thunk frame's CFA is the library function's: its slot + 8. Asked
+  // of the unwinder calling this (in a C program, the libgcc_s that glibc
+  // loaded, which the global scope does not see).
+  const std::uintptr_t cfa = parlot::runtime::unwinder_cfa(
+      context, __builtin_extract_return_addr(__builtin_return_address(0)));
+  if (cfa != 0) record_libcall_exit(t, cfa - sizeof(std::uintptr_t));
   return _URC_CONTINUE_UNWIND;
 }
 

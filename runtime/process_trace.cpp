@@ -703,7 +703,10 @@ IgnoreHooksOnThisThread::~IgnoreHooksOnThisThread() {
 void mark_stack_cut_of(pthread_t thread) {
   pthread_mutex_lock(&g_registry_lock);
   for (ThreadTrace* t = g_registry; t != nullptr; t = t->next) {
-    if (pthread_equal(t->thread, thread)) t->resync_pending.store(true, std::memory_order_relaxed);
+    if (pthread_equal(t->thread, thread)) {
+      t->cancel_requested.store(true, std::memory_order_relaxed);
+      t->resync_pending.store(true, std::memory_order_relaxed);
+    }
   }
   pthread_mutex_unlock(&g_registry_lock);
 }

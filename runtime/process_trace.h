@@ -87,7 +87,8 @@ class IgnoreHooksOnThisThread {
 };
 
 /// Marks the trace of thread `thread` for a resync with its real stack at
-/// its next entry hook (pthread_cancel: the thread's stack will be cut).
+/// its next entry hook, and as cancelled (ThreadTrace::cancel_requested):
+/// pthread_cancel, the thread's stack will be cut.
 void mark_stack_cut_of(pthread_t thread);
 
 /// True when the calling thread is inside one of the runtime's hooks.

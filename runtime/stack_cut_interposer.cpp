@@ -8,7 +8,10 @@
 //    their exit hooks while unwinding, clang does not;
 //  - pthread_exit, pthread_cancel (of the target thread): glibc unwinds the
 //    thread to run its cleanup handlers, for C code with an internal
-//    longjmp to the frame that pushed each handler.
+//    longjmp to the frame that pushed each handler;
+//  - __pthread_unwind_next, which C code calls after each cleanup handler
+//    (pthread_cleanup_push's expansion): the unwinding goes on to the
+//    frame that pushed the next handler.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,11 +25,13 @@ using JumpFn = void (*)(void*, int);
 using CatchFn = void* (*)(void*);
 using ThreadExitFn = void (*)(void*);
 using CancelFn = int (*)(pthread_t);
+using UnwindNextFn = void (*)(__pthread_unwind_buf_t*);
 
 JumpFn g_longjmp, g_underscore_longjmp, g_siglongjmp, g_longjmp_chk;
 CatchFn g_begin_catch;
 ThreadExitFn g_pthread_exit;
 CancelFn g_pthread_cancel;
+UnwindNextFn g_pthread_unwind_next;
 
 // Resolved before main (and before any jump can happen), not in a hook:
 // dlsym may take the loader's lock.
@@ -40,6 +45,7 @@ CancelFn g_pthread_cancel;
   g_begin_catch = reinterpret_cast<CatchFn>(dlsym(RTLD_NEXT, "__cxa_begin_catch"));
   g_pthread_exit = reinterpret_cast<ThreadExitFn>(dlsym(RTLD_NEXT, "pthread_exit"));
   g_pthread_cancel = reinterpret_cast<CancelFn>(dlsym(RTLD_NEXT, "pthread_cancel"));
+  g_pthread_unwind_next = reinterpret_cast<UnwindNextFn>(dlsym(RTLD_NEXT, "__pthread_unwind_next"));
 }
 
 inline void mark_stack_cut() {
@@ -95,6 +101,15 @@ extern "C" {
 [[gnu::visibility("default"), gnu::no_instrument_function]] int pthread_cancel(pthread_t thread) {
   parlot::runtime::mark_stack_cut_of(thread);
   return parlot::runtime::next_symbol(g_pthread_cancel, "pthread_cancel")(thread);
+}
+
+/// Interposes glibc's __pthread_unwind_next (called by C code after each
+/// cleanup handler; goes on unwinding the thread, never returns).
+[[gnu::visibility("default"), gnu::no_instrument_function]] void __pthread_unwind_next(
+    __pthread_unwind_buf_t* buf) {
+  mark_stack_cut();
+  parlot::runtime::next_symbol(g_pthread_unwind_next, "__pthread_unwind_next")(buf);
+  __builtin_unreachable();
 }
 
 }  // extern "C"

@@ -268,6 +268,10 @@ class ThreadTrace {
   /// real one.
   /// Atomic: pthread_cancel sets it from another thread.
   std::atomic<bool> resync_pending{false};
+  /// Set (never cleared) once pthread_cancel was called on the thread: a
+  /// library call it makes may be where the cancellation acts, so each one
+  /// sets resync_pending (hooks.cpp, record_libcall_entry).
+  std::atomic<bool> cancel_requested{false};
   /// Stack slots [libcall_lo, libcall_hi) whose return-address shadow is
   /// mapped (libcall_shadow.h): library calls made with their return
   /// address elsewhere (an alternate signal stack, a coroutine) are not

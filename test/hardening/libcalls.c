@@ -15,8 +15,13 @@
  *              forked child: main { fork child_work { getpid } }
  *   pointer    main { call_through_pointer printf }: a call through a pointer
  *              from dlsym does not go through the GOT and is not recorded
- *   backtrace  main { qsort { find_main { backtrace } } printf }: glibc's
- *              backtrace() unwinds through a library call into main
+ *   backtrace  main { qsort { find_main } printf }: glibc's backtrace()
+ *              unwinds through a library call into main (the runtime
+ *              interposes backtrace: not recorded)
+ *   frames     main { frames_through_qsort { qsort { record_frames } }
+ *              (dladdr, strrchr, printf per frame) }:
+ *              the frames backtrace() sees from a callback, printed as
+ *              object+offset and name, the same as untraced
  *   dlopen P   main { plugin_init { plugin_leaf } usleep plugin_pid { getpid }
  *              dlclose { plugin_fini { plugin_leaf } } printf }: the plugin P
  *              (dlopened, so patched by the idle flusher during the usleep;
@@ -127,6 +132,36 @@ NOINLINE static int find_main(const void* a, const void* b) {
   return 0;
 }
 
+/* The frames backtrace() sees from a qsort callback (the first call),
+ * printed by main as "object+offset name" (object: the file's base name;
+ * dladdr's nearest dynamic symbol or "?"). Not static: named by dladdr. */
+static void* seen_frames[64];
+static int seen_count;
+
+NOINLINE int record_frames(const void* a, const void* b) {
+  if (seen_count == 0) seen_count = backtrace(seen_frames, 64);
+  return *(const int*)a - *(const int*)b;
+}
+
+NOINLINE void frames_through_qsort(void) {
+  int v[2] = {2, 1};
+  qsort(v, 2, sizeof v[0], record_frames);
+}
+
+NOTRACE static void print_frames(void) {
+  for (int i = 0; i < seen_count; ++i) {
+    Dl_info info;
+    if (dladdr(seen_frames[i], &info) == 0) {
+      printf("frame %d ?\n", i);
+      continue;
+    }
+    const char* slash = strrchr(info.dli_fname, '/');
+    printf("frame %d %s+%#lx %s\n", i, slash != NULL ? slash + 1 : info.dli_fname,
+           (unsigned long)((char*)seen_frames[i] - (char*)info.dli_fbase),
+           info.dli_sname != NULL ? info.dli_sname : "?");
+  }
+}
+
 int main(int argc, char** argv) {
   HCHECK(argc >= 2);
   const char* mode = argv[1];
@@ -171,6 +206,9 @@ int main(int argc, char** argv) {
     int v[2] = {2, 1};
     qsort(v, 2, sizeof v[0], find_main);
     printf("main found %d\n", main_found);
+  } else if (strcmp(mode, "frames") == 0) {
+    frames_through_qsort();
+    print_frames();
   } else if (strcmp(mode, "dlopen") == 0) {
     HCHECK(argc == 3);
     void* plugin = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);

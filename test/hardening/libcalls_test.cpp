@@ -137,10 +137,41 @@ TEST_P(Libcalls, CallsThroughPointersFromDlsymAreNotRecorded) {
 }
 
 TEST_P(Libcalls, BacktraceUnwindsThroughALibraryCall) {
+  // backtrace is the runtime's own (interposed): not a library call.
   const std::string out = expect_trees(
-      "backtrace", 0,
-      {std::string(kAround) + "main{ qsort{ find_main{backtrace} } printf }" + kAfter});
+      "backtrace", 0, {std::string(kAround) + "main{ qsort{ find_main } printf }" + kAfter});
   EXPECT_EQ(out, "main found 1\n");
+}
+
+// backtrace() from a callback called by qsort lists the same frames as
+// untraced (run_both compares the outputs): each frame's object, offset in
+// it and name, from the callback to _start. Failed before: the list held
+// the return thunk (a frame of libparlotrt) and the caller of qsort one
+// byte early; backtrace() itself, a recorded library call, listed only
+// the thunk.
+TEST_P(Libcalls, BacktraceFromACallbackSeesTheFramesUntracedSees) {
+  for (const std::string& p : programs()) {
+    SCOPED_TRACE(p);
+    TempDir run_dir;
+    const RunResult r = run_both(p, {"frames"}, run_dir);  // same frames printed
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(" record_frames\n"));
+    EXPECT_THAT(r.out, HasSubstr(" frames_through_qsort\n"));
+    EXPECT_THAT(r.out, HasSubstr(" main\n"));
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("parlotrt")));
+    // The program's calls (backtrace is the runtime's: not recorded).
+    const auto threads = threads_in(run_dir);
+    ASSERT_EQ(threads.size(), 1u) << last_read.out;
+    const auto not_kept = [](const std::string& name) {
+      static const std::set<std::string> kept = {
+          "before_main()", "getppid()",       "main()",      "frames_through_qsort()",
+          "qsort()",       "record_frames()", "after_main()"};
+      return !kept.contains(name);
+    };
+    EXPECT_EQ(render(strip_frames(parse_text(threads[0].body), not_kept)),
+              tree_text(std::string(kAround) +
+                        "main{ frames_through_qsort{ qsort{record_frames} } }" + kAfter));
+  }
 }
 
 TEST_P(Libcalls, DlopenedLibrariesArePatchedByTheIdleFlusher) {
@@ -213,6 +244,54 @@ TEST_P(Libcalls, ExceptionsAndCancellationUnwindThroughLibraryCalls) {
                       " Noisy::~Noisy(){puts} }"));
   EXPECT_EQ(tree(threads[2]),
             tree_text("sleeps_until_cancelled(void*){ pause Noisy::~Noisy(){puts} }"));
+}
+
+// A thread cancelled inside a library call, in plain C (libcall_cancel.c):
+// glibc longjmps to the frame that pushed each cleanup handler. Blocked in
+// read() or usleep(), or acting on a cancellation requested before the call
+// (after instrumented calls that saw the request); the call made by the
+// function that pushed the handler or one call deeper. The library call's
+// frame must end before the handlers run, each handler nest under the
+// function that pushed it, and the trace end well nested: no exit left
+// unmatched, and open at the end only the two frames that never returned.
+// Failed before: the thunk's personality routine found no _Unwind_GetCFA in
+// a C program (libgcc_s is not in its global scope), so the handlers nested
+// under the cancelled call or under __pthread_unwind_next.
+TEST_P(Libcalls, CancelledInsideALibraryCallHandlersNestWherePushed) {
+  for (const std::string call : {"read", "usleep"}) {
+    for (const std::string when : {"blocked", "pending"}) {
+      for (const std::string where : {"deeper", "here"}) {
+        SCOPED_TRACE(call + " " + when + " " + where);
+        TempDir run_dir;
+        const RunResult r = run_both("libcall_cancel", {call, when, where}, run_dir);
+        ASSERT_EQ(r.exit_status, 0) << r.err;
+        EXPECT_EQ(r.out, call + " " + when + " " + where + " cancelled 1 cleanups 2\n");
+        const auto threads = threads_in(run_dir);
+        ASSERT_EQ(threads.size(), 2u) << last_read.out;
+        // pthread_create and pthread_cancel are the runtime's own.
+        EXPECT_EQ(tree_of(threads[0]),
+                  tree_text(std::string("main{ run_cancel{ pipe ") +
+                            (when == "blocked" ? "usleep " : "") + "pthread_join } printf }"));
+        const std::string blocking = "leaf " + call;
+        EXPECT_EQ(tree_of(threads[1]),
+                  tree_text("cancelled_worker{ outer{ __pthread_register_cancel"
+                            " inner{ __pthread_register_cancel " +
+                            (where == "deeper" ? "blocks{ " + blocking + " }" : blocking) +
+                            " inner_cleanup{leaf} } outer_cleanup{leaf} } }"));
+        const auto processes = open_trace_directory(run_dir.path());
+        ASSERT_EQ(processes.size(), 1u);
+        for (const auto& file : processes[0].thread_files) {
+          ThreadEventReader reader(file);
+          ASSERT_TRUE(reader.summary().trailer.has_value()) << file;
+          const auto& trailer = *reader.summary().trailer;
+          EXPECT_EQ(trailer.unmatched_exits, 0u) << file;
+          EXPECT_EQ(trailer.dropped_events, 0u) << file;
+          // The worker: cancelled_worker and outer; main: none.
+          EXPECT_EQ(trailer.closed_at_end, reader.summary().thread_index == 0 ? 0u : 2u) << file;
+        }
+      }
+    }
+  }
 }
 
 // uftrace (record with its default, library calls on) on the modes where it
