@@ -48,6 +48,7 @@ char g_process_dir[1200] = "";  // this process's directory (absolute); "" = non
 FileIdentity g_functions_id;    // "functions"
 FileIdentity g_loadmap_id;      // "loadmap"
 std::atomic<int> g_failed_threads{0};
+std::atomic<std::uint64_t> g_events_written{0};  // events in blocks written, all threads
 std::uint64_t g_start_ns = 0;
 // When the parent forked (CLOCK_REALTIME ns): the child's start time, so
 // that children forked one after another are ordered as forked, whichever
@@ -520,6 +521,8 @@ ThreadTrace* create_thread_trace() {
     t->set_record_depth(g_config.record_depth);
     t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
     link_trace(t);
+  } else if (is_process_wide_write_error(err)) {
+    report_write_failure(err);  // said once for the process
   } else {
     char buf[1400];
     TextBuilder msg(buf, sizeof buf);
@@ -555,7 +558,11 @@ ThreadTrace* resume_in_fork_child() {
     t = tls_forked_trace;
     g_threads_started.fetch_add(1);
     const int err = t->restart_in_child(g_process_dir, current_thread_index(), g_function_ids);
-    if (err != 0) {
+    if (err != 0 && is_process_wide_write_error(err)) {
+      report_write_failure(err);
+      ThreadTrace::destroy(t);
+      t = nullptr;
+    } else if (err != 0) {
       log_error("cannot create a thread trace in", g_process_dir, err);
       ThreadTrace::destroy(t);
       t = nullptr;
@@ -608,18 +615,55 @@ void flush_process_metadata() {
   if (err != 0) report_write_failure(err);
 }
 
+void note_events_written(std::uint64_t events) {
+  g_events_written.fetch_add(events, std::memory_order_relaxed);
+}
+
+bool is_process_wide_write_error(int error) {
+  return error == ENOENT || error == ENOTDIR || error == EROFS || error == EACCES ||
+         error == ENOSPC || error == EDQUOT;
+}
+
 void report_write_failure(int error) {
   stop_tracing();
   if (g_failure_reported.exchange(true)) return;
-  log_error("cannot write the trace in", g_process_dir, error);
+  // The trace says it was cut, and why: one short line appended to the
+  // "process" file, which usually fits in the block the file already has
+  // (a full disk has none to give). Best effort.
+  char path[1300];
+  if (process_file_path(path, sizeof path, "process")) {
+    const int fd = open_trace_file(path, O_WRONLY | O_APPEND);
+    if (fd >= 0) {
+      char line[64];
+      TextBuilder l(line, sizeof line);
+      l.str("write_error ").u64(static_cast<std::uint64_t>(error)).ch('\n');
+      (void)write_all(fd, l.data(), l.size());
+      close(fd);
+    }
+  }
+  char buf[1600];
+  TextBuilder msg(buf, sizeof buf);
+  msg.str("cannot write the trace in '").str(g_process_dir).str("': ").str(strerrordesc_np(error));
+  msg.str("; tracing is off for the whole process from ");
+  const std::uint64_t now = realtime_ns();
+  const std::uint64_t ms = now > g_start_ns ? (now - g_start_ns) / 1000000 : 0;
+  msg.u64(ms / 1000).ch('.').ch(static_cast<char>('0' + ms / 100 % 10));
+  msg.ch(static_cast<char>('0' + ms / 10 % 10)).ch(static_cast<char>('0' + ms % 10));
+  msg.str(" s after its start (about ").u64(g_events_written.load(std::memory_order_relaxed));
+  msg.str(
+      " events written; each thread's file ends at its last complete block), the program "
+      "runs on");
+  log_line(msg.c_str());
 }
 
 void report_thread_failure(ThreadTrace& t) {
   if (t.failure_reported) return;
   t.failure_reported = true;
   const int err = t.write_error();
-  if (err == ENOENT || err == ENOTDIR || err == EROFS || err == EACCES) {
-    // The directory itself is gone or closed to us: no thread can write.
+  if (is_process_wide_write_error(err)) {
+    // The directory itself is gone or closed to us, or the file system is
+    // full: no thread can write. One line for the process, not one per
+    // thread.
     report_write_failure(err);
     return;
   }

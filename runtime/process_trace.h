@@ -31,17 +31,31 @@ extern constinit thread_local ThreadTrace* tls_thread_trace
 /// a fork child. Returns nullptr when this event must not be recorded.
 ThreadTrace* attach_current_thread();
 
-/// Called by a thread trace whose write failed: prints one line on
-/// stderr naming the error and stops tracing for the whole process. The
-/// program goes on unharmed.
+/// Called when a write of the trace failed with errno `error` in a way no
+/// thread can get past: stops tracing for the whole process and, the first
+/// time only, appends `write_error <error>` to the process's `process` file
+/// (docs/FORMAT.md; best effort) and prints one line on stderr naming the
+/// error, the directory, when tracing stopped (seconds after the start) and
+/// about how many events were written. The program goes on unharmed; the
+/// thread files end at their last complete block. Async-signal-safe.
 void report_write_failure(int error);
+
+/// True for the write errors (`error`: an errno) that concern the whole
+/// process rather than one file: the directory gone or closed to the
+/// process (ENOENT, ENOTDIR, EROFS, EACCES) or the file system full
+/// (ENOSPC, EDQUOT).
+bool is_process_wide_write_error(int error);
 
 /// Called by a thread trace whose write failed (its file was cut back
 /// to its last complete block): prints one line naming the file, the error
-/// and the events recorded, once per thread. Tracing goes on for the other
-/// threads, unless the error concerns the directory (ENOENT, ENOTDIR, EROFS,
-/// EACCES): then it is report_write_failure().
+/// and the events recorded, once per thread (at most 16 threads). Tracing
+/// goes on for the other threads, unless is_process_wide_write_error():
+/// then it is report_write_failure(), one line for the process.
 void report_thread_failure(ThreadTrace& t);
+
+/// Adds `events` to the process's count of events in blocks written (for
+/// report_write_failure's line). Lock-free; called after each block.
+void note_events_written(std::uint64_t events);
 
 /// Appends the function IDs and loaded objects recorded since the last call
 /// to the `functions` and `loadmap` files, so a trace stays symbolizable if

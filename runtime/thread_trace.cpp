@@ -157,6 +157,7 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
   events_before_countdown_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
+  events_noted_ = 0;
   countdown_start_ = countdown_period_;
   in_put_ = 0;
   set_countdown(countdown_period_, false);
@@ -379,6 +380,9 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
     report_thread_failure(*this);
     return;
   }
+  const std::uint64_t written = events();
+  note_events_written(written - events_noted_);
+  events_noted_ = written;
   write_side_records();
   // The names of what was just written must survive a crash too.
   flush_process_metadata();

@@ -3,6 +3,8 @@
 // paper's §4.2 metrics).
 #include <fmt/core.h>
 
+#include <system_error>
+
 #include "commands.h"
 #include "function_names.h"
 #include "thread_walk.h"
@@ -37,6 +39,10 @@ int run_info(const InfoOptions& o) {
                visible_text(m.host), process.function_addresses.size(),
                m.end_ns ? "duration " + human_duration(static_cast<double>(m.end_ns - m.start_ns))
                         : std::string("did not finish"));
+    if (m.write_error != 0) {
+      fmt::print("  trace cut by a write failure: {}\n",
+                 std::error_code(m.write_error, std::generic_category()).message());
+    }
     if (m.discard) {
       fmt::print("  recorded with PARLOT_DISCARD=1: events counted, no event data written\n");
     }
