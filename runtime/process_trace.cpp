@@ -28,6 +28,7 @@
 #include "raw_io.h"
 #include "signal_handlers.h"
 #include "thread_index.h"
+#include "trace_dir_env.h"
 #include "trace_file.h"
 
 namespace parlot::runtime {
@@ -148,18 +149,11 @@ const char* rank_from_environment() {
   return nullptr;
 }
 
-// Makes PARLOT_DIR absolute, once (a relative directory followed by a
-// chdir and a fork must not move the child's trace).
+// Makes PARLOT_DIR absolute, once, against the directory the process was
+// started in (a relative directory followed by a chdir and a fork or an
+// exec must not move the new process's trace).
 int resolve_trace_dir() {
-  if (g_config.dir[0] == '/') {
-    TextBuilder(g_trace_dir, sizeof g_trace_dir).str(g_config.dir).c_str();
-    return 0;
-  }
-  char cwd[1024];
-  if (getcwd(cwd, sizeof cwd) == nullptr) return errno;
-  const char* rel = g_config.dir;
-  while (rel[0] == '.' && rel[1] == '/') rel += 2;
-  return join_path(g_trace_dir, sizeof g_trace_dir, cwd, rel) ? 0 : ENAMETOOLONG;
+  return absolute_trace_dir(g_config.dir, g_trace_dir, sizeof g_trace_dir);
 }
 
 // Makes a fresh directory for this process's first files under a name no

@@ -2,6 +2,8 @@
 // through a relative LD_LIBRARY_PATH or dlopened by a relative path keep
 // their functions' names after the program changes directory.
 // relative_objects.c says what the program does.
+#include <algorithm>
+
 #include "hardening_fixture.h"
 
 namespace parlot::hardening {
@@ -69,6 +71,35 @@ TEST_P(RelativePaths, FiltersFindTheNamesInObjectsReachedByRelativeNamesAfterACh
   const auto threads = trace_threads();
   ASSERT_EQ(threads.size(), 1u) << last_read.out << last_read.err;
   EXPECT_EQ(threads[0].body, tree_text("main{ rel_lib_work rel_plugin_work }"));
+}
+
+// A relative PARLOT_DIR names the directory as the traced program was
+// started: a program that changes directory and then starts another one
+// (exec, with the process's environment or one of its own; system();
+// posix_spawn) has both traces there.
+TEST_P(RelativePaths, ATraceDirectoryNamedRelativeHoldsWhatAProgramStartsAfterAChdir) {
+  for (const std::string how : {"execve", "execv", "own_env", "system", "posix_spawn"}) {
+    SCOPED_TRACE(how);
+    TempDir here;
+    RunOptions relative;
+    relative.cwd = here.path().string();
+    relative.env = {std::string("LD_PRELOAD=") + PARLOT_RUNTIME_PATH, "PARLOT_DIR=rel-trace"};
+    const RunResult r = run({prog("chdir_exec"), how, prog("exec_target"), "rel-trace"}, relative);
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_EQ(r.out, "target " + how + "\n");
+    EXPECT_EQ(r.err, "");
+    EXPECT_FALSE(fs::exists(here.path() / "moved" / "rel-trace"))
+        << "the started program's trace went to the directory the program moved to";
+    const RunResult t = parlot_read({"trace", (here.path() / "rel-trace").string()});
+    EXPECT_EQ(t.exit_status, 0) << t.err;
+    std::vector<std::string> bodies;
+    for (const auto& thread : split_threads(t.out)) bodies.push_back(thread.body);
+    std::sort(bodies.begin(), bodies.end());
+    std::vector<std::string> expected{tree_text("main{ work{leaf leaf leaf} }"),
+                                      tree_text("main{ target_work{leaf} }")};
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(bodies, expected) << t.out << t.err;
+  }
 }
 
 PARLOT_HARDENING_VARIANTS_OF(RelativePaths);
