@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -56,6 +57,12 @@ std::uint64_t g_start_ns = 0;
 // makes its first event first.
 std::uint64_t g_fork_ns = 0;
 std::atomic<pid_t> g_traced_pid{0};
+// A word in a page the kernel hands a child that does not share this
+// process's memory zeroed (MADV_WIPEONFORK): 1 in a process the runtime set
+// up (a fork child sets it again) and in a vfork child, which shares its
+// parent's memory; 0 in a raw clone without CLONE_VM. nullptr where the
+// kernel has no MADV_WIPEONFORK (before 4.14).
+volatile std::uint32_t* g_own_memory = nullptr;
 std::atomic<std::uint64_t> g_threads_started{0};  // thread traces started (indices: thread_index.h)
 std::atomic<bool> g_fork_child_pending{false};
 std::atomic<bool> g_failure_reported{false};
@@ -444,6 +451,7 @@ void after_fork_in_parent() {
 // trace is parked until the child's next event starts its own directory.
 void after_fork_in_child() {
   pthread_mutex_init(&g_registry_lock, nullptr);
+  if (g_own_memory != nullptr) *g_own_memory = 1;  // wiped by the fork: this process is known
   if (g_state.load() != ProcessState::kReady || tracing_stopped()) return;
   ThreadTrace* self = tls_thread_trace;
   for (ThreadTrace* t = g_registry; t != nullptr;) {
@@ -465,8 +473,22 @@ void after_fork_in_child() {
   }
 }
 
+// Maps the page of g_own_memory and sets its word.
+void mark_own_memory() {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  if (madvise(p, page, MADV_WIPEONFORK) != 0) {
+    munmap(p, page);
+    return;
+  }
+  g_own_memory = static_cast<volatile std::uint32_t*>(p);
+  *g_own_memory = 1;
+}
+
 void initialise_process() {
   g_config = read_config();
+  mark_own_memory();
   if (const int err = resolve_trace_dir(); err != 0) {
     log_error("cannot resolve the trace directory", g_config.dir, err);
     stop_tracing();
@@ -696,7 +718,10 @@ ThreadTrace* attach_current_thread() {
     }
   }
   if (hooks_off_for_process() || tls_state != ThreadState::kNone)
-    return nullptr;                     // stopped, paused
+    return nullptr;  // stopped, paused
+  // A process that a raw clone started (no atfork handler ran) must not
+  // add a thread file to its parent's directory.
+  if (!g_fork_child_pending.load() && is_untraced_copy(g_traced_pid.load())) return nullptr;
   tls_state = ThreadState::kAttaching;  // a hook re-entered from here drops its event
   ThreadTrace* t = nullptr;
   if (g_fork_child_pending.load() || tls_forked_trace != nullptr) {
@@ -753,6 +778,15 @@ bool current_thread_in_hook() {
 
 bool is_traced_process() {
   return g_traced_pid.load() == getpid();
+}
+
+bool is_untraced_copy(std::uint64_t owner_pid) {
+  if (static_cast<std::uint64_t>(getpid()) == owner_pid) return false;
+  // A vfork child runs in its (suspended) parent's memory: it records as
+  // its parent, as before the exec it is about to make.
+  if (g_own_memory != nullptr && *g_own_memory == 1) return false;
+  stop_tracing();  // in this copy of the memory only
+  return true;
 }
 
 int write_process_file(const char* name, const char* data, std::size_t n) {

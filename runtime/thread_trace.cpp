@@ -359,6 +359,13 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
 }
 
 int ThreadTrace::append(const void* data, std::size_t n) {
+  if (is_untraced_copy(pid_)) {
+    // This process is a raw clone's child: the file is its parent's.
+    // Nothing is written, nothing said (the child is not traced).
+    failure_reported = true;
+    write_error_ = ESRCH;
+    return write_error_;
+  }
   write_error_ = append_trace_file(path_, file_id_, data, n, file_bytes_);
   if (write_error_ == 0) file_bytes_ += n;
   return write_error_;
