@@ -5,7 +5,9 @@
 // lost. The runtime interposes the exec functions (whether preloaded or
 // linked): finish the trace, then exec. If the exec fails the program goes
 // on untraced (the trace has ended). A vfork child, which shares its
-// parent's memory, leaves the parent's trace alone.
+// parent's memory, leaves the parent's trace alone. A relative PARLOT_DIR
+// in the environment passed on is made absolute (trace_dir_env.h), so the
+// new image traces where this one did even after a chdir.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -14,8 +16,14 @@
 
 #include "next_symbol.h"
 #include "process_trace.h"
+#include "trace_dir_env.h"
+
+extern char** environ;
 
 namespace {
+
+using parlot::runtime::ExecEnvironment;
+using parlot::runtime::next_symbol;
 
 using ExecveFn = int (*)(const char*, char* const[], char* const[]);
 using ExecvFn = int (*)(const char*, char* const[]);
@@ -62,38 +70,48 @@ extern "C" {
                                                                        char* const argv[],
                                                                        char* const envp[]) {
   end_trace_before_exec();
-  return parlot::runtime::next_symbol(g_execve, "execve")(path, argv, envp);
+  const ExecEnvironment env(envp);
+  return next_symbol(g_execve, "execve")(path, argv, env.get());
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execvpe(const char* file,
                                                                         char* const argv[],
                                                                         char* const envp[]) {
   end_trace_before_exec();
-  return parlot::runtime::next_symbol(g_execvpe, "execvpe")(file, argv, envp);
+  const ExecEnvironment env(envp);
+  return next_symbol(g_execvpe, "execvpe")(file, argv, env.get());
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execv(const char* path,
                                                                       char* const argv[]) {
   end_trace_before_exec();
-  return parlot::runtime::next_symbol(g_execv, "execv")(path, argv);
+  // The process's environment: its PARLOT_DIR was made absolute at load,
+  // unless the program set a relative one since.
+  const ExecEnvironment env(environ);
+  if (env.get() != environ) return next_symbol(g_execve, "execve")(path, argv, env.get());
+  return next_symbol(g_execv, "execv")(path, argv);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execvp(const char* file,
                                                                        char* const argv[]) {
   end_trace_before_exec();
-  return parlot::runtime::next_symbol(g_execvp, "execvp")(file, argv);
+  const ExecEnvironment env(environ);
+  if (env.get() != environ) return next_symbol(g_execvpe, "execvpe")(file, argv, env.get());
+  return next_symbol(g_execvp, "execvp")(file, argv);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int fexecve(int fd, char* const argv[],
                                                                         char* const envp[]) {
   end_trace_before_exec();
-  return parlot::runtime::next_symbol(g_fexecve, "fexecve")(fd, argv, envp);
+  const ExecEnvironment env(envp);
+  return next_symbol(g_fexecve, "fexecve")(fd, argv, env.get());
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execveat(
     int dir_fd, const char* path, char* const argv[], char* const envp[], int flags) {
   end_trace_before_exec();
-  return parlot::runtime::next_symbol(g_execveat, "execveat")(dir_fd, path, argv, envp, flags);
+  const ExecEnvironment env(envp);
+  return next_symbol(g_execveat, "execveat")(dir_fd, path, argv, env.get(), flags);
 }
 
 [[gnu::visibility("default"), gnu::no_instrument_function]] int execl(const char* path,

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "own_fd.h"
+#include "proc_maps.h"
 #include "raw_io.h"
 
 namespace parlot::runtime {
@@ -315,13 +316,20 @@ void FunctionFilter::index_functions(ObjectSymbols& o) {
 }
 
 const FunctionFilter::ObjectSymbols* FunctionFilter::symbols_of(const void* link_map,
-                                                                const char* path) {
+                                                                const char* path,
+                                                                std::uintptr_t mapped_at) {
   for (std::size_t i = 0; i < object_count_; ++i) {
     if (objects_[i].link_map == link_map) return &objects_[i];
   }
   if (object_count_ == kMaxObjects) return nullptr;
   ObjectSymbols& o = objects_[object_count_];
   o.link_map = link_map;
+  // A relative name (LD_LIBRARY_PATH=lib, dlopen("./x.so")) is relative to
+  // where the program was when it loaded the object, not where it is now.
+  char absolute[1024];
+  if (path[0] != '/' && absolute_object_path(path, mapped_at, absolute, sizeof absolute)) {
+    path = absolute;
+  }
   map_symbols(o, path);
   ++object_count_;
   return &o;
@@ -362,7 +370,8 @@ bool FunctionFilter::records(std::uintptr_t address) {
   char qualified[512] = "";
   if (needs_names_ && map != nullptr) {
     while (lock_.test_and_set(std::memory_order_acquire)) sched_yield();
-    const ObjectSymbols* o = symbols_of(map, path);
+    const ObjectSymbols* o =
+        symbols_of(map, path, reinterpret_cast<std::uintptr_t>(found.dlfo_map_start));
     const char* symbol =
         o != nullptr && o->file != nullptr ? name_at(*o, address - map->l_addr) : nullptr;
     if (symbol != nullptr) {

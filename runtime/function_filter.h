@@ -82,7 +82,10 @@ class FunctionFilter {
   };
   static bool any_matches(const Pattern* patterns, std::size_t n, const char* path,
                           const char* name, const char* qualified);
-  const ObjectSymbols* symbols_of(const void* link_map, const char* path);
+  // The symbols of the object `link_map`, mapped at `mapped_at`, whose file
+  // is `path` (made absolute first when relative); nullptr past
+  // kMaxObjects. Caller holds lock_.
+  const ObjectSymbols* symbols_of(const void* link_map, const char* path, std::uintptr_t mapped_at);
   static void map_symbols(ObjectSymbols& o, const char* path);
   static void index_functions(ObjectSymbols& o);
   static const char* name_at(const ObjectSymbols& o, std::uintptr_t offset);

@@ -10,6 +10,7 @@
 
 #include "build_id.h"
 #include "parlot/format.h"
+#include "proc_maps.h"
 #include "raw_io.h"
 
 namespace parlot::runtime {
@@ -19,6 +20,7 @@ struct Context {
   int fd;
   int error;
   char exe[1024];
+  char path[1024];  // a relative name made absolute
 };
 
 // Appends the GNU build ID found in the object's PT_NOTE segments as hex.
@@ -40,7 +42,6 @@ int on_object(dl_phdr_info* info, size_t, void* data) {
   auto* ctx = static_cast<Context*>(data);
   const char* path = info->dlpi_name;
   if (path == nullptr || path[0] == '\0') path = ctx->exe;  // the executable
-  if (path[0] != '/') return 0;                             // vdso and the like: no file
   std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
@@ -50,6 +51,10 @@ int on_object(dl_phdr_info* info, size_t, void* data) {
     if (a + ph.p_memsz > hi) hi = a + ph.p_memsz;
   }
   if (hi == 0) return 0;
+  // A relative name (LD_LIBRARY_PATH=lib, dlopen("./x.so")) is made
+  // absolute; the vdso and the like have no file.
+  if (path[0] != '/' && !absolute_object_path(path, lo, ctx->path, sizeof ctx->path)) return 0;
+  if (path[0] != '/') path = ctx->path;
   char buf[1400];
   TextBuilder line(buf, sizeof buf);
   line.hex(lo).ch(' ').hex(hi).ch(' ').hex(info->dlpi_addr).ch(' ');

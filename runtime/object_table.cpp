@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "build_id.h"
+#include "proc_maps.h"
 #include "raw_io.h"
 
 namespace parlot::runtime {
@@ -71,8 +72,10 @@ void ObjectTable::note_code_address(std::uintptr_t address) {
     const ssize_t len = readlink("/proc/self/exe", e.path, sizeof e.path - 1);
     e.path[len > 0 ? len : 0] = '\0';
   } else {
-    std::strncpy(e.path, name, sizeof e.path - 1);
-    e.path[sizeof e.path - 1] = '\0';
+    // A name relative to the directory the object was loaded from
+    // (LD_LIBRARY_PATH=lib, dlopen("./x.so")) is made absolute now: the
+    // symbolizer runs elsewhere, and the program may have moved since.
+    absolute_object_path(name, start, e.path, sizeof e.path);
   }
   read_build_id(start, e.bias, e.build_id, sizeof e.build_id);
   e.ready.store(1, std::memory_order_release);

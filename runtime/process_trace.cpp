@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -28,6 +29,7 @@
 #include "raw_io.h"
 #include "signal_handlers.h"
 #include "thread_index.h"
+#include "trace_dir_env.h"
 #include "trace_file.h"
 
 namespace parlot::runtime {
@@ -48,12 +50,19 @@ char g_process_dir[1200] = "";  // this process's directory (absolute); "" = non
 FileIdentity g_functions_id;    // "functions"
 FileIdentity g_loadmap_id;      // "loadmap"
 std::atomic<int> g_failed_threads{0};
+std::atomic<std::uint64_t> g_events_written{0};  // events in blocks written, all threads
 std::uint64_t g_start_ns = 0;
 // When the parent forked (CLOCK_REALTIME ns): the child's start time, so
 // that children forked one after another are ordered as forked, whichever
 // makes its first event first.
 std::uint64_t g_fork_ns = 0;
 std::atomic<pid_t> g_traced_pid{0};
+// A word in a page the kernel hands a child that does not share this
+// process's memory zeroed (MADV_WIPEONFORK): 1 in a process the runtime set
+// up (a fork child sets it again) and in a vfork child, which shares its
+// parent's memory; 0 in a raw clone without CLONE_VM. nullptr where the
+// kernel has no MADV_WIPEONFORK (before 4.14).
+volatile std::uint32_t* g_own_memory = nullptr;
 std::atomic<std::uint64_t> g_threads_started{0};  // thread traces started (indices: thread_index.h)
 std::atomic<bool> g_fork_child_pending{false};
 std::atomic<bool> g_failure_reported{false};
@@ -147,18 +156,11 @@ const char* rank_from_environment() {
   return nullptr;
 }
 
-// Makes PARLOT_DIR absolute, once (a relative directory followed by a
-// chdir and a fork must not move the child's trace).
+// Makes PARLOT_DIR absolute, once, against the directory the process was
+// started in (a relative directory followed by a chdir and a fork or an
+// exec must not move the new process's trace).
 int resolve_trace_dir() {
-  if (g_config.dir[0] == '/') {
-    TextBuilder(g_trace_dir, sizeof g_trace_dir).str(g_config.dir).c_str();
-    return 0;
-  }
-  char cwd[1024];
-  if (getcwd(cwd, sizeof cwd) == nullptr) return errno;
-  const char* rel = g_config.dir;
-  while (rel[0] == '.' && rel[1] == '/') rel += 2;
-  return join_path(g_trace_dir, sizeof g_trace_dir, cwd, rel) ? 0 : ENAMETOOLONG;
+  return absolute_trace_dir(g_config.dir, g_trace_dir, sizeof g_trace_dir);
 }
 
 // Makes a fresh directory for this process's first files under a name no
@@ -449,6 +451,7 @@ void after_fork_in_parent() {
 // trace is parked until the child's next event starts its own directory.
 void after_fork_in_child() {
   pthread_mutex_init(&g_registry_lock, nullptr);
+  if (g_own_memory != nullptr) *g_own_memory = 1;  // wiped by the fork: this process is known
   if (g_state.load() != ProcessState::kReady || tracing_stopped()) return;
   ThreadTrace* self = tls_thread_trace;
   for (ThreadTrace* t = g_registry; t != nullptr;) {
@@ -470,8 +473,22 @@ void after_fork_in_child() {
   }
 }
 
+// Maps the page of g_own_memory and sets its word.
+void mark_own_memory() {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  if (madvise(p, page, MADV_WIPEONFORK) != 0) {
+    munmap(p, page);
+    return;
+  }
+  g_own_memory = static_cast<volatile std::uint32_t*>(p);
+  *g_own_memory = 1;
+}
+
 void initialise_process() {
   g_config = read_config();
+  mark_own_memory();
   if (const int err = resolve_trace_dir(); err != 0) {
     log_error("cannot resolve the trace directory", g_config.dir, err);
     stop_tracing();
@@ -520,6 +537,8 @@ ThreadTrace* create_thread_trace() {
     t->set_record_depth(g_config.record_depth);
     t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
     link_trace(t);
+  } else if (is_process_wide_write_error(err)) {
+    report_write_failure(err);  // said once for the process
   } else {
     char buf[1400];
     TextBuilder msg(buf, sizeof buf);
@@ -555,7 +574,11 @@ ThreadTrace* resume_in_fork_child() {
     t = tls_forked_trace;
     g_threads_started.fetch_add(1);
     const int err = t->restart_in_child(g_process_dir, current_thread_index(), g_function_ids);
-    if (err != 0) {
+    if (err != 0 && is_process_wide_write_error(err)) {
+      report_write_failure(err);
+      ThreadTrace::destroy(t);
+      t = nullptr;
+    } else if (err != 0) {
       log_error("cannot create a thread trace in", g_process_dir, err);
       ThreadTrace::destroy(t);
       t = nullptr;
@@ -608,18 +631,55 @@ void flush_process_metadata() {
   if (err != 0) report_write_failure(err);
 }
 
+void note_events_written(std::uint64_t events) {
+  g_events_written.fetch_add(events, std::memory_order_relaxed);
+}
+
+bool is_process_wide_write_error(int error) {
+  return error == ENOENT || error == ENOTDIR || error == EROFS || error == EACCES ||
+         error == ENOSPC || error == EDQUOT;
+}
+
 void report_write_failure(int error) {
   stop_tracing();
   if (g_failure_reported.exchange(true)) return;
-  log_error("cannot write the trace in", g_process_dir, error);
+  // The trace says it was cut, and why: one short line appended to the
+  // "process" file, which usually fits in the block the file already has
+  // (a full disk has none to give). Best effort.
+  char path[1300];
+  if (process_file_path(path, sizeof path, "process")) {
+    const int fd = open_trace_file(path, O_WRONLY | O_APPEND);
+    if (fd >= 0) {
+      char line[64];
+      TextBuilder l(line, sizeof line);
+      l.str("write_error ").u64(static_cast<std::uint64_t>(error)).ch('\n');
+      (void)write_all(fd, l.data(), l.size());
+      close(fd);
+    }
+  }
+  char buf[1600];
+  TextBuilder msg(buf, sizeof buf);
+  msg.str("cannot write the trace in '").str(g_process_dir).str("': ").str(strerrordesc_np(error));
+  msg.str("; tracing is off for the whole process from ");
+  const std::uint64_t now = realtime_ns();
+  const std::uint64_t ms = now > g_start_ns ? (now - g_start_ns) / 1000000 : 0;
+  msg.u64(ms / 1000).ch('.').ch(static_cast<char>('0' + ms / 100 % 10));
+  msg.ch(static_cast<char>('0' + ms / 10 % 10)).ch(static_cast<char>('0' + ms % 10));
+  msg.str(" s after its start (about ").u64(g_events_written.load(std::memory_order_relaxed));
+  msg.str(
+      " events written; each thread's file ends at its last complete block), the program "
+      "runs on");
+  log_line(msg.c_str());
 }
 
 void report_thread_failure(ThreadTrace& t) {
   if (t.failure_reported) return;
   t.failure_reported = true;
   const int err = t.write_error();
-  if (err == ENOENT || err == ENOTDIR || err == EROFS || err == EACCES) {
-    // The directory itself is gone or closed to us: no thread can write.
+  if (is_process_wide_write_error(err)) {
+    // The directory itself is gone or closed to us, or the file system is
+    // full: no thread can write. One line for the process, not one per
+    // thread.
     report_write_failure(err);
     return;
   }
@@ -658,7 +718,10 @@ ThreadTrace* attach_current_thread() {
     }
   }
   if (hooks_off_for_process() || tls_state != ThreadState::kNone)
-    return nullptr;                     // stopped, paused
+    return nullptr;  // stopped, paused
+  // A process that a raw clone started (no atfork handler ran) must not
+  // add a thread file to its parent's directory.
+  if (!g_fork_child_pending.load() && is_untraced_copy(g_traced_pid.load())) return nullptr;
   tls_state = ThreadState::kAttaching;  // a hook re-entered from here drops its event
   ThreadTrace* t = nullptr;
   if (g_fork_child_pending.load() || tls_forked_trace != nullptr) {
@@ -718,6 +781,15 @@ bool current_thread_in_hook() {
 
 bool is_traced_process() {
   return g_traced_pid.load() == getpid();
+}
+
+bool is_untraced_copy(std::uint64_t owner_pid) {
+  if (static_cast<std::uint64_t>(getpid()) == owner_pid) return false;
+  // A vfork child runs in its (suspended) parent's memory: it records as
+  // its parent, as before the exec it is about to make.
+  if (g_own_memory != nullptr && *g_own_memory == 1) return false;
+  stop_tracing();  // in this copy of the memory only
+  return true;
 }
 
 int write_process_file(const char* name, const char* data, std::size_t n) {

@@ -31,17 +31,31 @@ extern constinit thread_local ThreadTrace* tls_thread_trace
 /// a fork child. Returns nullptr when this event must not be recorded.
 ThreadTrace* attach_current_thread();
 
-/// Called by a thread trace whose write failed: prints one line on
-/// stderr naming the error and stops tracing for the whole process. The
-/// program goes on unharmed.
+/// Called when a write of the trace failed with errno `error` in a way no
+/// thread can get past: stops tracing for the whole process and, the first
+/// time only, appends `write_error <error>` to the process's `process` file
+/// (docs/FORMAT.md; best effort) and prints one line on stderr naming the
+/// error, the directory, when tracing stopped (seconds after the start) and
+/// about how many events were written. The program goes on unharmed; the
+/// thread files end at their last complete block. Async-signal-safe.
 void report_write_failure(int error);
+
+/// True for the write errors (`error`: an errno) that concern the whole
+/// process rather than one file: the directory gone or closed to the
+/// process (ENOENT, ENOTDIR, EROFS, EACCES) or the file system full
+/// (ENOSPC, EDQUOT).
+bool is_process_wide_write_error(int error);
 
 /// Called by a thread trace whose write failed (its file was cut back
 /// to its last complete block): prints one line naming the file, the error
-/// and the events recorded, once per thread. Tracing goes on for the other
-/// threads, unless the error concerns the directory (ENOENT, ENOTDIR, EROFS,
-/// EACCES): then it is report_write_failure().
+/// and the events recorded, once per thread (at most 16 threads). Tracing
+/// goes on for the other threads, unless is_process_wide_write_error():
+/// then it is report_write_failure(), one line for the process.
 void report_thread_failure(ThreadTrace& t);
+
+/// Adds `events` to the process's count of events in blocks written (for
+/// report_write_failure's line). Lock-free; called after each block.
+void note_events_written(std::uint64_t events);
 
 /// Appends the function IDs and loaded objects recorded since the last call
 /// to the `functions` and `loadmap` files, so a trace stays symbolizable if
@@ -105,6 +119,18 @@ void give_trace_to(uid_t uid, gid_t gid);
 /// True when the calling process is the one whose trace this is (false in
 /// a vfork child, which shares the parent's memory).
 bool is_traced_process();
+
+/// True when the calling process holds a copy of the trace state of
+/// process `owner_pid` (a thread trace's pid) but is not that process and
+/// does not share its memory: a child started by a raw clone without
+/// CLONE_VM, which no atfork handler saw. Its writes would land in its
+/// parent's files, so it stops tracing (in its own copy; the parent goes
+/// on) and the caller writes nothing. False for `owner_pid` itself and
+/// for a vfork child (it runs in its suspended parent's memory and
+/// records as its parent). Where the kernel cannot tell the two apart
+/// (no MADV_WIPEONFORK, before Linux 4.14) any other process counts as a
+/// copy. Cold: one getpid(2). Async-signal-safe.
+bool is_untraced_copy(std::uint64_t owner_pid);
 
 /// Registers the process for membarrier's private expedited fence (what
 /// fence_all_threads() uses); true on success. Once registered, a call

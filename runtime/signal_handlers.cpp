@@ -190,7 +190,9 @@ void resume_original_course(int sig, const siginfo_t* info) {
 
 // The default action of a watched signal: end the trace, then die of it.
 void on_default_action(int sig, siginfo_t* info, void* context) {
-  if (is_fatal(sig)) {
+  // Not in a child that shares this trace's state without being its
+  // process (vfork, raw clone): the crash file is its parent's.
+  if (is_fatal(sig) && is_traced_process()) {
     if (g_handling.exchange(1) == 0) write_crash_record(sig, info, context);
   }
   finish_process(FinishReason::kSignal);  // waits if another thread is finishing

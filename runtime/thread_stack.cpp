@@ -9,7 +9,7 @@
 
 #include <cerrno>
 
-#include "own_fd.h"
+#include "proc_maps.h"
 #include "process_trace.h"
 
 namespace parlot::runtime {
@@ -19,74 +19,13 @@ namespace {
 constinit thread_local std::uintptr_t tls_stack_lo __attribute__((tls_model("initial-exec"))) = 0;
 constinit thread_local std::uintptr_t tls_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
 
-// Parses a lowercase hex number at `p`, advancing it.
-std::uintptr_t parse_hex(const char*& p, const char* end) {
-  std::uintptr_t v = 0;
-  for (; p < end; ++p) {
-    const char c = *p;
-    if (c >= '0' && c <= '9') {
-      v = v * 16 + static_cast<std::uintptr_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      v = v * 16 + static_cast<std::uintptr_t>(c - 'a' + 10);
-    } else {
-      break;
-    }
-  }
-  return v;
-}
-
 }  // namespace
 
 bool find_thread_stack(std::uintptr_t* lo, std::uintptr_t* hi) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  const int saved_errno = errno;
-  const int fd = open_own("/proc/self/maps", O_RDONLY);
-  if (fd < 0) {
-    errno = saved_errno;
-    return false;
-  }
-  char buf[4096];
-  std::size_t have = 0;         // bytes in buf
-  std::uintptr_t prev_end = 0;  // end of the mapping before the current line
-  bool found = false;
-  std::uintptr_t start = 0, end = 0;
-  for (bool eof = false; !found;) {
-    if (!eof && have < sizeof buf) {
-      const ssize_t n = syscall(SYS_read, fd, buf + have, sizeof buf - have);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        eof = true;
-      else
-        have += static_cast<std::size_t>(n);
-    }
-    // Whole lines in buf.
-    std::size_t used = 0;
-    while (!found) {
-      const char* line = buf + used;
-      const char* stop = buf + have;
-      const char* nl = line;
-      while (nl < stop && *nl != '\n') ++nl;
-      if (nl == stop && !(eof && nl > line)) break;  // a partial line: read more
-      const char* p = line;
-      start = parse_hex(p, nl);
-      if (p < nl && *p == '-') ++p;
-      end = parse_hex(p, nl);
-      if (sp >= start && sp < end) {
-        found = true;
-      } else {
-        prev_end = end;
-      }
-      used = static_cast<std::size_t>(nl - buf) + (nl < stop ? 1 : 0);
-    }
-    if (found) break;
-    if (used == 0 && have == sizeof buf) used = have;  // a line longer than buf: skip it
-    for (std::size_t i = used; i < have; ++i) buf[i - used] = buf[i];
-    have -= used;
-    if (eof && have == 0) break;
-  }
-  syscall(SYS_close, fd);
-  errno = saved_errno;
-  if (!found) return false;
+  Mapping m;
+  if (!find_mapping(sp, m)) return false;
+  const std::uintptr_t start = m.start, end = m.end, prev_end = m.prev_end;
   std::uintptr_t low = start;
   if (syscall(SYS_getpid) == syscall(SYS_gettid)) {
     // The main thread's stack grows down to RLIMIT_STACK below its top.

@@ -158,6 +158,7 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
   events_before_countdown_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
   dropped_events = 0;
   write_error_ = 0;
+  events_noted_ = 0;
   countdown_start_ = countdown_period_;
   in_put_ = 0;
   set_countdown(countdown_period_, false);
@@ -371,6 +372,13 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
 }
 
 int ThreadTrace::append(const void* data, std::size_t n) {
+  if (is_untraced_copy(pid_)) {
+    // This process is a raw clone's child: the file is its parent's.
+    // Nothing is written, nothing said (the child is not traced).
+    failure_reported = true;
+    write_error_ = ESRCH;
+    return write_error_;
+  }
   write_error_ = append_trace_file(path_, file_id_, data, n, file_bytes_);
   if (write_error_ == 0) file_bytes_ += n;
   return write_error_;
@@ -392,6 +400,9 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
     report_thread_failure(*this);
     return;
   }
+  const std::uint64_t written = events();
+  note_events_written(written - events_noted_);
+  events_noted_ = written;
   write_side_records();
   // The names of what was just written must survive a crash too.
   flush_process_metadata();

@@ -457,7 +457,8 @@ class ThreadTrace {
   std::uint64_t last_flush_ns_ = 0;
   bool finished_ = true;
   int write_error_ = 0;
-  std::uint64_t file_bytes_ = 0;  // bytes of complete blocks in the file
+  std::uint64_t file_bytes_ = 0;    // bytes of complete blocks in the file
+  std::uint64_t events_noted_ = 0;  // events() when the last block was written
   FileIdentity file_id_;
   std::uint64_t tid_ = 0;
   std::uint64_t pid_ = 0;

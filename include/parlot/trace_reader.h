@@ -63,6 +63,10 @@ struct ProcessMetadata {
   bool discard = false;
   std::uint64_t threads = 0;    ///< thread traces started
   std::uint64_t functions = 0;  ///< function IDs assigned (0 while running)
+  /// The errno of the write failure that stopped the process's trace (a
+  /// full disk: ENOSPC), or 0: its thread files end at their last complete
+  /// block.
+  int write_error = 0;
 };
 
 /// Parses a "process" file. Throws FormatError.

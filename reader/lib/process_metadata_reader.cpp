@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <unordered_set>
@@ -42,6 +43,8 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
       m.threads = number();
     } else if (key == "functions") {
       m.functions = number();
+    } else if (key == "write_error") {
+      m.write_error = static_cast<int>(std::min<std::uint64_t>(number(), 1u << 30));
     }  // unknown keys are skipped: later minor additions stay readable
   }
   if (!have_pid) throw FormatError(file, 0, "no pid line");

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <optional>
+#include <system_error>
 
 #include "commands.h"
 #include "function_names.h"
@@ -36,6 +37,10 @@ int run_info(const InfoOptions& o) {
                visible_text(m.host), process.function_addresses.size(),
                m.end_ns ? "duration " + human_duration(static_cast<double>(m.end_ns - m.start_ns))
                         : std::string("did not finish"));
+    if (m.write_error != 0) {
+      fmt::print("  trace cut by a write failure: {}\n",
+                 std::error_code(m.write_error, std::generic_category()).message());
+    }
     if (m.discard) {
       fmt::print("  recorded with PARLOT_DISCARD=1: events counted, no event data written\n");
     }
