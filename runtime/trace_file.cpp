@@ -63,7 +63,9 @@ int write_temporary(char* tmp, std::size_t cap, const char* path, const void* da
 
 int rename_no_replace(const char* from, const char* to) {
   if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
-  if (errno != EINVAL && errno != ENOSYS) return errno == ENOTEMPTY ? EEXIST : errno;
+  // EPERM: a seccomp filter that refuses renameat2.
+  if (errno != EINVAL && errno != ENOSYS && errno != EPERM)
+    return errno == ENOTEMPTY ? EEXIST : errno;
   // A file system without RENAME_NOREPLACE: check, then rename.
   struct stat st;
   if (lstat(to, &st) == 0) return EEXIST;
