@@ -9,11 +9,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
+#include "call_as_object.h"
+#include "errno_keeper.h"
+#include "parlot/format.h"
 #include "process_trace.h"
+#include "raw_io.h"
 
 extern "C" char parlot_libcall_stubs[];  // libcall_trampolines.S: 16 bytes per stub
 
@@ -30,36 +35,49 @@ constexpr std::size_t kStubBytes = 16;
 // Never recorded: functions that return twice or switch stacks (a replaced
 // return address would be saved and reused), that read their caller's
 // return address to find the calling object (dlopen's search path and
-// namespace, dlsym's RTLD_NEXT), the C library's start, the TLS resolver,
-// the hooks themselves.
-constexpr const char* kNeverPatched[] = {
-    "setjmp",
-    "_setjmp",
-    "sigsetjmp",
-    "__sigsetjmp",
-    "savectx",
-    "vfork",
-    "getcontext",
-    "setcontext",
-    "swapcontext",
-    "makecontext",
-    "dlopen",
-    "dlmopen",
-    "dlsym",
-    "dlvsym",
-    "__libc_start_main",
-    "__tls_get_addr",
-    "__cyg_profile_func_enter",
-    "__cyg_profile_func_exit",
-    "__libc_dlopen_mode",
-    "__libc_dlsym",
+// namespace, dlsym's RTLD_DEFAULT and RTLD_NEXT), the C library's start,
+// the TLS resolver, the hooks themselves.
+struct NeverPatched {
+  const char* name;
+  LibcallLeft reason;
+};
+constexpr NeverPatched kNeverPatched[] = {
+    {"setjmp", LibcallLeft::kReturnsTwice},
+    {"_setjmp", LibcallLeft::kReturnsTwice},
+    {"sigsetjmp", LibcallLeft::kReturnsTwice},
+    {"__sigsetjmp", LibcallLeft::kReturnsTwice},
+    {"savectx", LibcallLeft::kReturnsTwice},
+    {"vfork", LibcallLeft::kReturnsTwice},
+    {"getcontext", LibcallLeft::kReturnsTwice},
+    {"setcontext", LibcallLeft::kReturnsTwice},
+    {"swapcontext", LibcallLeft::kReturnsTwice},
+    {"makecontext", LibcallLeft::kReturnsTwice},
+    {"dlopen", LibcallLeft::kReadsCaller},
+    {"dlmopen", LibcallLeft::kReadsCaller},
+    {"dlsym", LibcallLeft::kReadsCaller},
+    {"dlvsym", LibcallLeft::kReadsCaller},
+    {"__libc_dlopen_mode", LibcallLeft::kReadsCaller},
+    {"__libc_dlsym", LibcallLeft::kReadsCaller},
+    {"__libc_start_main", LibcallLeft::kNeverOther},
+    {"__tls_get_addr", LibcallLeft::kNeverOther},
+    {"__cyg_profile_func_enter", LibcallLeft::kNeverOther},
+    {"__cyg_profile_func_exit", LibcallLeft::kNeverOther},
 };
 
-bool never_patched(const char* name) {
-  if (std::strncmp(name, "_ZGV", 4) == 0) return true;  // vector ABI (ymm/zmm arguments)
-  for (const char* n : kNeverPatched)
-    if (std::strcmp(n, name) == 0) return true;
-  return false;
+// Why `name` is never patched, or LibcallLeft::kCount when it may be.
+LibcallLeft never_patched(const char* name) {
+  if (std::strncmp(name, "_ZGV", 4) == 0) return LibcallLeft::kNeverOther;  // vector ABI
+  for (const NeverPatched& n : kNeverPatched)
+    if (std::strcmp(n.name, name) == 0) return n.reason;
+  return LibcallLeft::kCount;
+}
+
+bool is_hook(const char* name) {
+  return std::strncmp(name, "__cyg_profile_func_", 19) == 0;
+}
+
+void count_left(LibcallLeft reason) {
+  ++g_libcall_counts.left[static_cast<unsigned>(reason)];
 }
 
 // A loaded object and the parts of its dynamic section the patcher reads.
@@ -81,7 +99,9 @@ struct Object {
   bool versioned = false;  // defines symbol versions (DT_VERDEF)
   bool bind_now = false;   // DF_BIND_NOW / DF_1_NOW: its GOT holds the loader's bindings
   bool instrumented = false;
-  bool parlot = false;  // the runtime or the MPI wrappers (libparlotrt, libparlotmpi)
+  bool parlot = false;     // the runtime or the MPI wrappers (libparlotrt, libparlotmpi)
+  bool audit = false;      // names an audit module (DT_AUDIT, DT_DEPAUDIT)
+  std::uintptr_t ret = 0;  // a `ret` in its code (call_as_object.h), found when first needed
 };
 
 constexpr std::size_t kMaxObjects = 1024;
@@ -180,6 +200,10 @@ int collect_object(dl_phdr_info* info, std::size_t, void*) {
       case DT_FLAGS_1:
         o.bind_now |= (d->d_un.d_val & DF_1_NOW) != 0;
         break;
+      case DT_AUDIT:
+      case DT_DEPAUDIT:
+        o.audit = true;
+        break;
       default:
         break;
     }
@@ -234,33 +258,40 @@ const char* required_version(const Object& o, std::size_t sym) {
   return nullptr;
 }
 
-// The address of `name`'s dynamic symbol in `o` (GNU hash lookup): the
-// resolved address itself, or for an IFUNC its resolver, which carries the
-// name. 0 when not found.
-std::uintptr_t symbol_address(const Object& o, const char* name, std::uintptr_t resolved) {
-  if (o.gnu_hash == nullptr) return 0;
+// True when `o` defines a dynamic symbol `name` (GNU hash lookup).
+bool defines(const Object& o, const char* name) {
+  if (o.gnu_hash == nullptr) return false;
   const std::uint32_t nbuckets = o.gnu_hash[0], symoffset = o.gnu_hash[1];
   const std::uint32_t bloom_words = o.gnu_hash[2];
-  if (nbuckets == 0) return 0;
+  if (nbuckets == 0) return false;
   const auto* buckets = o.gnu_hash + 4 + bloom_words * (sizeof(ElfW(Addr)) / 4);
   const auto* chain = buckets + nbuckets;
   std::uint32_t hash = 5381;
   for (const char* c = name; *c != 0; ++c) hash = hash * 33 + static_cast<unsigned char>(*c);
   std::uint32_t i = buckets[hash % nbuckets];
-  if (i < symoffset) return 0;
-  std::uintptr_t ifunc = 0;
+  if (i < symoffset) return false;
   for (;; ++i) {
     const std::uint32_t h = chain[i - symoffset];
     const ElfW(Sym)& s = o.symtab[i];
     if ((h | 1) == (hash | 1) && s.st_shndx != SHN_UNDEF &&
         std::strcmp(o.strtab + s.st_name, name) == 0) {
-      const std::uintptr_t at = o.bias + s.st_value;
-      if (at == resolved) return at;
-      if (ELF64_ST_TYPE(s.st_info) == STT_GNU_IFUNC && ifunc == 0) ifunc = at;
+      return true;
     }
     if ((h & 1) != 0) break;
   }
-  return ifunc;
+  return false;
+}
+
+// The object a call to `name` that lands at `target` is a call into: the
+// object holding the target, but for the vDSO (what the C library's
+// gettimeofday, time, clock_gettime resolve to) the first other object
+// defining the name.
+const Object* library_of(std::uintptr_t target, const char* name) {
+  const Object* at = object_at(target);
+  if (at == nullptr || std::strncmp(base_name(at->name), "linux-vdso", 10) != 0) return at;
+  for (std::size_t i = 0; i < g_object_count; ++i)
+    if (&g_objects[i] != at && defines(g_objects[i], name)) return &g_objects[i];
+  return at;
 }
 
 bool matches(const char* spec, const char* path) {
@@ -281,86 +312,249 @@ bool matches(const char* spec, const char* path) {
   return false;
 }
 
-// The stub for `target` (the same for every GOT entry leading there), or -1.
-long stub_for(std::uintptr_t target, std::uintptr_t function) {
-  for (std::size_t i = 0; i < g_libcall_counts.functions; ++i)
-    if (g_libcall_stubs[i].target == target) return static_cast<long>(i);
+// Names of stubs: symbol, version and library strings, copied (an object
+// may be unloaded while its stubs are still named).
+char g_name_pool[1 << 20];
+std::size_t g_name_pool_used = 0;
+
+const char* pooled(const char* s) {
+  for (std::size_t i = 0; i < g_libcall_counts.functions; ++i) {
+    const LibcallStub& stub = g_libcall_stubs[i];
+    for (const char* known : {stub.name, stub.version, stub.library})
+      if (std::strcmp(known, s) == 0) return known;
+  }
+  const std::size_t n = std::strlen(s) + 1;
+  if (n > sizeof g_name_pool - g_name_pool_used) return nullptr;
+  char* copy = g_name_pool + g_name_pool_used;
+  std::memcpy(copy, s, n);
+  g_name_pool_used += n;
+  return copy;
+}
+
+std::uintptr_t stub_address(std::size_t i) {
+  return reinterpret_cast<std::uintptr_t>(parlot_libcall_stubs) + i * kStubBytes;
+}
+
+// The stub of symbol `name` (`version`, "" for none) bound to `target`: the
+// same for every GOT entry with that symbol and target, or -1 when all are
+// taken.
+long stub_for(std::uintptr_t target, const char* name, const char* version, const char* library) {
+  for (std::size_t i = 0; i < g_libcall_counts.functions; ++i) {
+    const LibcallStub& s = g_libcall_stubs[i];
+    if (s.target == target && std::strcmp(s.name, name) == 0 &&
+        std::strcmp(s.version, version) == 0)
+      return static_cast<long>(i);
+  }
   if (g_libcall_counts.functions == kLibcallStubs) return -1;
-  g_libcall_stubs[g_libcall_counts.functions] = LibcallStub{target, function};
-  return static_cast<long>(g_libcall_counts.functions++);
+  const char* n = pooled(name);
+  const char* v = pooled(version);
+  const char* l = pooled(library);
+  if (n == nullptr || v == nullptr || l == nullptr) return -1;
+  const std::size_t i = g_libcall_counts.functions;
+  g_libcall_stubs[i] = LibcallStub{target, stub_address(i), n, v, l};
+  // Published before any GOT entry leads to the stub (release store there).
+  __atomic_store_n(&g_libcall_counts.functions, i + 1, __ATOMIC_RELEASE);
+  return static_cast<long>(i);
+}
+
+// dlsym(RTLD_DEFAULT, name), or dlvsym with `version`, as object `o` would
+// call it: the loader then searches o's own lookup scope, as it does to bind
+// o's PLT entries (an RTLD_DEEPBIND object's own scope first, an
+// RTLD_LOCAL group, DT_SYMBOLIC, another link-map namespace). 0 when not
+// found; a failed lookup's error is cleared (the program's dlerror() stays
+// as it was).
+std::uintptr_t lookup_as(Object& o, const char* name, const char* version) {
+  if (o.ret == 0) o.ret = ret_instruction_in(o.lo);
+  const auto handle = reinterpret_cast<std::uintptr_t>(RTLD_DEFAULT);
+  const auto n = reinterpret_cast<std::uintptr_t>(name);
+  std::uintptr_t found;
+  if (o.ret == 0) {
+    found = reinterpret_cast<std::uintptr_t>(
+        version == nullptr ? dlsym(RTLD_DEFAULT, name) : dlvsym(RTLD_DEFAULT, name, version));
+  } else if (version == nullptr) {
+    found = parlot_call_as_object(reinterpret_cast<const void*>(&dlsym), o.ret, handle, n, 0);
+  } else {
+    found = parlot_call_as_object(reinterpret_cast<const void*>(&dlvsym), o.ret, handle, n,
+                                  reinterpret_cast<std::uintptr_t>(version));
+  }
+  if (found == 0) dlerror();
+  return found;
 }
 
 // Where the GOT entry `got` of `o` for symbol `sym` leads. An entry already
 // bound (a -z now object, or a lazy one called before) holds the loader's
-// own answer. Otherwise the loader's lookup is redone: the first object in
-// the global scope defining the name (dlsym), and there the version the
-// reference asks for (an object without symbol versions satisfies any).
-std::uintptr_t bound_target(const Object& o, std::size_t sym, const char* name,
-                            std::uintptr_t got) {
+// own answer. Otherwise the loader's lookup is redone for `o`: the first
+// definition in o's lookup scope, and the version the reference asks for
+// where the defining object has versions (one without versions satisfies
+// any).
+std::uintptr_t bound_target(Object& o, std::size_t sym, const char* name, std::uintptr_t got) {
   if (got != 0 && (got < o.lo || got >= o.hi)) return got;  // not the object's own PLT
-  const auto first = reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, name));
+  const std::uintptr_t first = lookup_as(o, name, nullptr);
   if (first == 0) return 0;
   const char* version = required_version(o, sym);
   const Object* defining = object_at(first);
   if (version == nullptr || defining == nullptr || !defining->versioned) return first;
-  return reinterpret_cast<std::uintptr_t>(dlvsym(RTLD_DEFAULT, name, version));
+  return lookup_as(o, name, version);
 }
 
-void patch_object(const Object& o, const char* spec) {
-  bool relro_writable = false;
+bool in_parlot_stubs(std::uintptr_t value) {
+  const auto base = reinterpret_cast<std::uintptr_t>(parlot_libcall_stubs);
+  return value - base < kLibcallStubs * kStubBytes;
+}
+
+// True when `target` lies in an object whose calls are recorded: an
+// uninstrumented one other than `o` and Parlot's, matching the spec.
+bool recorded_library(const Object& o, const Object* library, const char* spec) {
+  return library != nullptr && library != &o && !library->instrumented && !library->parlot &&
+         matches(spec, library->name[0] != 0 ? library->name : "");
+}
+
+// Counts o's GLOB_DAT relocations of functions in recorded libraries:
+// function pointers and -fno-plt calls, which cannot be patched (`&f`
+// must keep its value).
+void count_function_pointers(const Object& o, const char* spec) {
+  for (std::size_t r = 0; r < o.rela_count; ++r) {
+    const ElfW(Rela)& rel = o.rela[r];
+    const std::size_t sym = ELF64_R_SYM(rel.r_info);
+    if (ELF64_R_TYPE(rel.r_info) != R_X86_64_GLOB_DAT || sym == 0) continue;
+    const unsigned type = ELF64_ST_TYPE(o.symtab[sym].st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
+    const char* name = o.strtab + o.symtab[sym].st_name;
+    const auto value = *reinterpret_cast<const std::uintptr_t*>(o.bias + rel.r_offset);
+    if (value != 0 && recorded_library(o, library_of(value, name), spec))
+      count_left(LibcallLeft::kGlobDat);
+  }
+}
+
+// Counts o's JUMP_SLOT entries into recorded libraries as left for `reason`
+// (an audit module is active).
+void count_all_left(Object& o, const char* spec, LibcallLeft reason) {
+  for (std::size_t r = 0; r < o.jmprel_count; ++r) {
+    const ElfW(Rela)& rel = o.jmprel[r];
+    const std::size_t sym = ELF64_R_SYM(rel.r_info);
+    if (ELF64_R_TYPE(rel.r_info) != R_X86_64_JUMP_SLOT || sym == 0) continue;
+    const char* name = o.strtab + o.symtab[sym].st_name;
+    if (is_hook(name)) continue;
+    const auto got = *reinterpret_cast<const std::uintptr_t*>(o.bias + rel.r_offset);
+    const std::uintptr_t target = bound_target(o, sym, name, got);
+    if (target != 0 && recorded_library(o, library_of(target, name), spec)) count_left(reason);
+  }
+  count_function_pointers(o, spec);
+}
+
+// Patches o's JUMP_SLOT entries into recorded libraries. Returns the number
+// of entries patched.
+std::size_t patch_object(Object& o, const char* spec) {
+  bool relro_writable = false, relro_failed = false;
+  std::size_t patched = 0;
   for (std::size_t r = 0; r < o.jmprel_count; ++r) {
     const ElfW(Rela)& rel = o.jmprel[r];
     if (ELF64_R_TYPE(rel.r_info) != R_X86_64_JUMP_SLOT) continue;
     const std::size_t sym = ELF64_R_SYM(rel.r_info);
     if (sym == 0) continue;
     const char* name = o.strtab + o.symtab[sym].st_name;
-    if (never_patched(name)) continue;
+    if (is_hook(name)) continue;
     auto* entry = reinterpret_cast<std::uintptr_t*>(o.bias + rel.r_offset);
+    if (in_parlot_stubs(*entry)) continue;  // patched already
     const std::uintptr_t target = bound_target(o, sym, name, *entry);
-    if (target == 0) continue;
+    if (target == 0) continue;  // no definition (an undefined weak function)
     const Object* defining = object_at(target);
-    if (defining == nullptr || defining == &o || defining->instrumented || defining->parlot ||
-        !matches(spec, defining->name[0] != 0 ? defining->name : "")) {
+    const LibcallLeft never = never_patched(name);
+    if (defining != nullptr && defining->parlot && defining != &o) {
+      // Interposed by Parlot (sigaction, exit, dlopen, ...): not a call the
+      // program makes into a library, unless it is one that is never patched.
+      count_left(never != LibcallLeft::kCount ? never : LibcallLeft::kInterposed);
       continue;
     }
-    std::uintptr_t function = symbol_address(*defining, name, target);
-    if (function == 0) function = target;
-    const long stub = stub_for(target, function);
+    const Object* library = library_of(target, name);
+    if (!recorded_library(o, library, spec)) continue;
+    if (never != LibcallLeft::kCount) {
+      count_left(never);
+      continue;
+    }
+    const char* version = required_version(o, sym);
+    const long stub = stub_for(target, name, version != nullptr ? version : "",
+                               library->name[0] != 0 ? library->name : "");
     if (stub < 0) {
-      ++g_libcall_counts.no_stub;
+      count_left(LibcallLeft::kNoStub);
       continue;
     }
     const auto at = reinterpret_cast<std::uintptr_t>(entry);
     const bool in_relro = at >= o.relro_lo && at < o.relro_hi;
     if (in_relro && !relro_writable) {
-      if (mprotect(reinterpret_cast<void*>(o.relro_lo), o.relro_hi - o.relro_lo,
-                   PROT_READ | PROT_WRITE) != 0) {
+      if (relro_failed || mprotect(reinterpret_cast<void*>(o.relro_lo), o.relro_hi - o.relro_lo,
+                                   PROT_READ | PROT_WRITE) != 0) {
+        relro_failed = true;
+        count_left(LibcallLeft::kNotWritable);
         continue;
       }
       relro_writable = true;
     }
-    __atomic_store_n(entry,
-                     reinterpret_cast<std::uintptr_t>(parlot_libcall_stubs) +
-                         static_cast<std::uintptr_t>(stub) * kStubBytes,
-                     __ATOMIC_RELEASE);
-    ++g_libcall_counts.entries;
+    __atomic_store_n(entry, stub_address(static_cast<std::size_t>(stub)), __ATOMIC_RELEASE);
+    ++patched;
   }
   if (relro_writable)
     mprotect(reinterpret_cast<void*>(o.relro_lo), o.relro_hi - o.relro_lo, PROT_READ);
+  count_function_pointers(o, spec);
+  g_libcall_counts.entries += patched;
+  if (patched != 0) ++g_libcall_counts.objects;
+  return patched;
 }
 
-// Objects already patched (by the lowest address of their segments), the
-// spec, and the loader's count of objects added when last looked at.
-std::uintptr_t g_patched[kMaxObjects];
+// Objects patched, by the lowest address of their segments and their name's
+// hash, with the number of entries patched. A record whose object is no
+// longer loaded is dropped at the next pass; an object loaded again where
+// a patched one was (dlclose, then dlopen) has a fresh GOT: when none of
+// its entries leads to a stub it is patched again.
+struct Patched {
+  std::uintptr_t lo;
+  std::uint64_t name_hash;
+  std::size_t entries;
+};
+Patched g_patched[kMaxObjects];
 std::size_t g_patched_count = 0;
 char g_spec[256];
+bool g_audit = false;  // an audit module is active: nothing is patched
 unsigned long long g_adds_seen = 0;
 pthread_mutex_t g_patch_lock = PTHREAD_MUTEX_INITIALIZER;
+std::atomic<bool> g_record_wanted{false};
 
-bool patched_before(const Object& o) {
-  for (std::size_t i = 0; i < g_patched_count; ++i)
-    if (g_patched[i] == o.lo) return true;
+std::uint64_t name_hash(const char* s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (; *s != 0; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+  return h;
+}
+
+bool leads_to_a_stub(const Object& o) {
+  for (std::size_t r = 0; r < o.jmprel_count; ++r) {
+    if (ELF64_R_TYPE(o.jmprel[r].r_info) != R_X86_64_JUMP_SLOT) continue;
+    if (in_parlot_stubs(*reinterpret_cast<const std::uintptr_t*>(o.bias + o.jmprel[r].r_offset)))
+      return true;
+  }
   return false;
+}
+
+// The record of `o` when it was patched before and still is, else nullptr.
+Patched* patched_record(const Object& o, std::uint64_t hash) {
+  for (std::size_t i = 0; i < g_patched_count; ++i) {
+    Patched& p = g_patched[i];
+    if (p.lo == o.lo && p.name_hash == hash)
+      return p.entries == 0 || leads_to_a_stub(o) ? &p : nullptr;
+  }
+  return nullptr;
+}
+
+// Drops the records of objects no longer loaded.
+void forget_unloaded_objects() {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < g_patched_count; ++i) {
+    bool loaded = false;
+    for (std::size_t k = 0; k < g_object_count && !loaded; ++k)
+      loaded = g_objects[k].lo == g_patched[i].lo &&
+               name_hash(g_objects[k].name) == g_patched[i].name_hash;
+    if (loaded) g_patched[kept++] = g_patched[i];
+  }
+  g_patched_count = kept;
 }
 
 int read_adds(dl_phdr_info* info, std::size_t size, void* out) {
@@ -369,31 +563,144 @@ int read_adds(dl_phdr_info* info, std::size_t size, void* out) {
   return 1;  // the first object is enough
 }
 
-// Patches the instrumented objects loaded since the last call. Called with
+bool audit_active() {
+  const char* audit = std::getenv("LD_AUDIT");
+  if (audit != nullptr && audit[0] != 0) return true;
+  for (std::size_t i = 0; i < g_object_count; ++i)
+    if (g_objects[i].audit) return true;
+  return false;
+}
+
+// The `libcalls` file (docs/FORMAT.md). Called with g_patch_lock held.
+void write_record_locked() {
+  if (g_spec[0] == 0) return;
+  static char buf[2 << 20];
+  TextBuilder t(buf, sizeof buf);
+  t.str(format::kLibcallsMagicLine).ch('\n');
+  t.str("patched ").u64(g_libcall_counts.entries).ch(' ').u64(g_libcall_counts.objects).ch('\n');
+  for (unsigned r = 0; r < static_cast<unsigned>(LibcallLeft::kCount); ++r) {
+    if (g_libcall_counts.left[r] == 0) continue;
+    t.str("left ").str(libcall_left_key(static_cast<LibcallLeft>(r))).ch(' ');
+    t.u64(g_libcall_counts.left[r]).ch('\n');
+  }
+  const std::size_t n = __atomic_load_n(&g_libcall_counts.functions, __ATOMIC_ACQUIRE);
+  for (std::size_t i = 0; i < n; ++i) {
+    const LibcallStub& s = g_libcall_stubs[i];
+    const std::size_t len = std::strlen(s.name) + std::strlen(s.version) + std::strlen(s.library);
+    if (t.size() + 4 * len + 64 > sizeof buf) break;  // never a line cut short
+    t.str("stub ").hex(s.function).ch(' ').hex(s.target).ch(' ');
+    t.escaped(s.name, std::strlen(s.name)).ch(' ');
+    if (s.version[0] != 0) {
+      t.escaped(s.version, std::strlen(s.version));
+    } else {
+      t.ch('-');
+    }
+    t.ch(' ').escaped(s.library, std::strlen(s.library)).ch('\n');
+  }
+  write_process_file("libcalls", t.data(), t.size());
+}
+
+// Writes the record when asked (write_libcall_record) and no pass runs.
+void write_record_if_wanted() {
+  while (g_record_wanted.load() && pthread_mutex_trylock(&g_patch_lock) == 0) {
+    g_record_wanted.store(false);
+    write_record_locked();
+    pthread_mutex_unlock(&g_patch_lock);
+  }
+}
+
+// Patches the instrumented objects loaded since the last call (and those
+// loaded again), then rewrites the record if anything changed. Called with
 // g_patch_lock held.
 void patch_unpatched_objects() {
   g_object_count = 0;
   dl_iterate_phdr(collect_object, nullptr);
+  forget_unloaded_objects();
+  bool changed = false;
   for (std::size_t i = 0; i < g_object_count; ++i) {
-    const Object& o = g_objects[i];
-    if (!o.instrumented || patched_before(o) || g_patched_count == kMaxObjects) continue;
-    patch_object(o, g_spec);
-    g_patched[g_patched_count++] = o.lo;
+    Object& o = g_objects[i];
+    if (!o.instrumented) continue;
+    const std::uint64_t hash = name_hash(o.name);
+    if (patched_record(o, hash) != nullptr) continue;
+    changed = true;
+    std::size_t entries = 0;
+    if (g_audit) {
+      count_all_left(o, g_spec, LibcallLeft::kAudit);
+    } else {
+      entries = patch_object(o, g_spec);
+    }
+    // A record to update (the object was loaded again), else a new one.
+    Patched* p = nullptr;
+    for (std::size_t k = 0; k < g_patched_count && p == nullptr; ++k)
+      if (g_patched[k].lo == o.lo && g_patched[k].name_hash == hash) p = &g_patched[k];
+    if (p == nullptr && g_patched_count < kMaxObjects) p = &g_patched[g_patched_count++];
+    if (p != nullptr) *p = Patched{o.lo, hash, entries};
   }
+  if (changed) write_record_locked();
 }
 
 }  // namespace
 
+const char* libcall_left_key(LibcallLeft reason) {
+  switch (reason) {
+    case LibcallLeft::kGlobDat:
+      return "glob_dat";
+    case LibcallLeft::kReturnsTwice:
+      return "returns_twice";
+    case LibcallLeft::kReadsCaller:
+      return "reads_caller";
+    case LibcallLeft::kNeverOther:
+      return "never_patched";
+    case LibcallLeft::kInterposed:
+      return "interposed";
+    case LibcallLeft::kNoStub:
+      return "no_stub";
+    case LibcallLeft::kNotWritable:
+      return "not_writable";
+    case LibcallLeft::kAudit:
+      return "audit";
+    case LibcallLeft::kCount:
+      break;
+  }
+  return "other";
+}
+
+bool libcall_stub_names(std::uintptr_t address, const char** name, const char** library) {
+  if (!in_parlot_stubs(address)) return false;
+  const std::size_t i = (address - stub_address(0)) / kStubBytes;
+  if (i >= __atomic_load_n(&g_libcall_counts.functions, __ATOMIC_ACQUIRE)) return false;
+  *name = g_libcall_stubs[i].name;
+  *library = g_libcall_stubs[i].library;
+  return true;
+}
+
+void write_libcall_record() {
+  if (g_spec[0] == 0) return;
+  g_record_wanted.store(true);
+  write_record_if_wanted();
+}
+
 void patch_library_calls(const char* spec) {
   if (spec == nullptr || spec[0] == 0 || std::strcmp(spec, "0") == 0) return;
   if (std::strlen(spec) >= sizeof g_spec) return;
+  const ErrnoKeeper keep_errno;
   IgnoreHooksOnThisThread quiet;  // dlsym may call an instrumented malloc
   pthread_mutex_lock(&g_patch_lock);
-  std::strcpy(g_spec, spec);
+  if (g_spec[0] == 0) {
+    std::strcpy(g_spec, spec);
+    g_object_count = 0;
+    dl_iterate_phdr(collect_object, nullptr);
+    g_audit = audit_active();
+  }
   dl_iterate_phdr(read_adds, &g_adds_seen);
   patch_unpatched_objects();
-  g_libcalls_on = true;
+  g_libcalls_on = !g_audit;
   pthread_mutex_unlock(&g_patch_lock);
+  write_record_if_wanted();
+}
+
+void patch_library_calls_at_first_event() {
+  patch_library_calls(std::getenv("PARLOT_LIBCALLS"));
 }
 
 bool instrumented_object_loaded() {
@@ -406,20 +713,25 @@ bool instrumented_object_loaded() {
   return found;
 }
 
-void patch_library_calls_of_new_objects() {
-  if (!g_libcalls_on) return;
+bool patch_library_calls_of_new_objects() {
+  if (g_spec[0] == 0) return true;
   unsigned long long adds = 0;
   dl_iterate_phdr(read_adds, &adds);
-  if (adds == __atomic_load_n(&g_adds_seen, __ATOMIC_RELAXED)) return;
-  pthread_mutex_lock(&g_patch_lock);
+  if (adds == __atomic_load_n(&g_adds_seen, __ATOMIC_RELAXED)) return true;
+  const ErrnoKeeper keep_errno;
+  IgnoreHooksOnThisThread quiet;
+  if (pthread_mutex_trylock(&g_patch_lock) != 0) return false;
   g_adds_seen = adds;
   patch_unpatched_objects();
   pthread_mutex_unlock(&g_patch_lock);
+  write_record_if_wanted();
+  return true;
 }
 
 namespace {
 // Before main and before the program's own constructors (the runtime is
-// initialised before the objects that depend on it).
+// initialised before the objects that depend on it); when instrumented code
+// runs earlier, its first event patches (patch_library_calls_at_first_event).
 [[gnu::constructor(102)]] void patch_library_calls_at_start() {
   patch_library_calls(std::getenv("PARLOT_LIBCALLS"));
 }
