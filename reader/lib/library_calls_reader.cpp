@@ -17,18 +17,24 @@ const LibraryCalls::Function* LibraryCalls::find(std::uint64_t address) const {
 
 namespace {
 
+// A field of a line and its byte offset in the line.
+struct Field {
+  std::string text;
+  std::size_t at;
+};
+
 // The space-separated fields of `text` (at most `n`; the last takes the rest
 // of the line, spaces included).
-std::vector<std::string> fields(const std::string& text, std::size_t n) {
-  std::vector<std::string> out;
+std::vector<Field> fields(const std::string& text, std::size_t n) {
+  std::vector<Field> out;
   std::size_t at = 0;
   while (out.size() + 1 < n) {
     const std::size_t space = text.find(' ', at);
     if (space == std::string::npos) break;
-    out.push_back(text.substr(at, space - at));
+    out.push_back({text.substr(at, space - at), at});
     at = space + 1;
   }
-  out.push_back(text.substr(at));
+  out.push_back({text.substr(at), at});
   return out;
 }
 
@@ -41,9 +47,10 @@ LibraryCalls read_library_calls(const std::filesystem::path& file) {
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const detail::TextLine& line = lines[i];
     const std::uint64_t at = line.offset;
-    const auto number = [&](const std::string& s, int base, const char* what) {
-      return detail::parse_u64(s, base, file, at, what);
+    const auto number = [&](const Field& f, int base, const char* what) {
+      return detail::parse_u64(f.text, base, file, at + f.at, what);
     };
+    const auto text = [&](const Field& f) { return detail::unescape(f.text, file, at + f.at); };
     if (line.text.starts_with("patched ")) {
       const auto f = fields(line.text, 3);
       if (f.size() != 3) throw FormatError(file, at, "patched: expected 2 counts");
@@ -52,15 +59,15 @@ LibraryCalls read_library_calls(const std::filesystem::path& file) {
     } else if (line.text.starts_with("left ")) {
       const auto f = fields(line.text, 3);
       if (f.size() != 3) throw FormatError(file, at, "left: expected a reason and a count");
-      calls.left.emplace_back(f[1], number(f[2], 10, "left"));
+      calls.left.emplace_back(f[1].text, number(f[2], 10, "left"));
     } else if (line.text.starts_with("stub ")) {
       const auto f = fields(line.text, 6);
       if (f.size() != 6) throw FormatError(file, at, "stub: expected 5 fields");
       LibraryCalls::Function fn;
-      fn.name = detail::unescape(f[3], file, at);
-      if (fn.name.empty()) throw FormatError(file, at, "stub: empty name");
-      fn.version = f[4] == "-" ? std::string() : detail::unescape(f[4], file, at);
-      fn.library = detail::unescape(f[5], file, at);
+      fn.name = text(f[3]);
+      if (fn.name.empty()) throw FormatError(file, at + f[3].at, "stub: empty name");
+      fn.version = f[4].text == "-" ? std::string() : text(f[4]);
+      fn.library = text(f[5]);
       functions[number(f[1], 16, "stub address")] = std::move(fn);
     }
   }
