@@ -151,6 +151,19 @@ TEST_P(LibcallNames, AnAuditModuleKeepsThePltToItself) {
   EXPECT_THAT(info(), HasSubstr("an audit module binds them (LD_AUDIT)"));
 }
 
+// Not parameterised (one build); run for gcc_O2 only.
+TEST_P(LibcallNames, MpiCxxProgram) {
+  if (std::string(PARLOT_LIBCALLS_MPI_CXX).empty())
+    GTEST_SKIP() << "Open MPI's C++ bindings (libmpi_cxx) are not installed";
+  if (GetParam() != "gcc_O2") GTEST_SKIP() << "one build";
+  const RunResult r = run_both({PARLOT_LIBCALLS_MPI_CXX});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "total 1.5\n");
+  const auto c = calls();
+  for (const char* call : {"MPI_Init", "MPI_Comm_rank", "MPI_Allreduce", "MPI_Finalize", "printf"})
+    EXPECT_EQ(c.contains(call) ? c.at(call) : 0, 1) << call << "\n" << last_read.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Hardening, LibcallNames, ::testing::Values("gcc_O0", "gcc_O2"),
                          [](const auto& info) { return std::string(info.param); });
 
