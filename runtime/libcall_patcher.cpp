@@ -687,6 +687,9 @@ void patch_library_calls(const char* spec) {
   IgnoreHooksOnThisThread quiet;  // dlsym may call an instrumented malloc
   pthread_mutex_lock(&g_patch_lock);
   if (g_spec[0] == 0) {
+    // A fork child's patching must not wait for a pass of a thread the
+    // child does not have (the idle flusher's).
+    pthread_atfork(nullptr, nullptr, [] { pthread_mutex_init(&g_patch_lock, nullptr); });
     std::strcpy(g_spec, spec);
     g_object_count = 0;
     dl_iterate_phdr(collect_object, nullptr);
