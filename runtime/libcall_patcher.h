@@ -80,7 +80,7 @@ void write_libcall_record();
 /// object whose file name matches `spec`: "1" (any), or ':'-separated
 /// fnmatch(3) patterns on the file's base name ("libc.so*:libm.so*").
 /// Functions that return twice, read their caller's return address or
-/// belong to Parlot are never patched (libcall_patcher.cpp, kNeverPatched).
+/// belong to Parlot are never patched (libcall_accounting.cpp, kNeverPatched).
 /// Nothing is patched while an audit module is active (LD_AUDIT, DT_AUDIT):
 /// it owns the PLT binding. Each entry goes where the loader binds it for
 /// that object (the bound GOT value, else the loader's lookup in the
