@@ -18,6 +18,7 @@
 #include "libcall_accounting.h"
 #include "libcall_lookup.h"
 #include "libcall_objects.h"
+#include "libcall_registers.h"
 #include "libcall_stubs.h"
 #include "process_trace.h"
 #include "raw_io.h"
@@ -259,6 +260,9 @@ void patch_library_calls(const char* spec) {
     // A fork child's patching must not wait for a pass of a thread the
     // child does not have (the idle flusher's).
     pthread_atfork(nullptr, nullptr, [] { pthread_mutex_init(&g_patch_lock, nullptr); });
+    // What the trampolines save, before any entry leads to them: the first
+    // pass may come before the runtime's constructors, at the first event.
+    choose_libcall_vector_width();
     std::strcpy(g_spec, spec);
     g_object_count = 0;
     dl_iterate_phdr(collect_object, nullptr);

@@ -103,6 +103,28 @@ TEST_P(LibcallNames, InstrumentedCodeBeforeTheRuntimesConstructor) {
       << threads[0].body;
 }
 
+// The same with a library call that takes and returns %ymm vectors, made
+// before the runtime's constructors ran (libcalls_early_ymm.c): the
+// trampolines must save the registers whole from the first patch on.
+TEST_P(LibcallNames, YmmCallBeforeTheRuntimesConstructorKeepsItsVectors) {
+  const RunResult r = run_both({prog("libcalls_early_ymm")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  if (r.out == "no avx\n") GTEST_SKIP() << "the CPU has no AVX";
+  EXPECT_THAT(r.out, ::testing::StartsWith("ymm "));
+  // Every call recorded, inside the hook that ran before the constructors.
+  EXPECT_EQ(calls()["early_ymm_sum"], 2000) << last_read.out;
+  const auto threads = trace_threads();
+  ASSERT_EQ(threads.size(), 1u) << last_read.out;
+  EXPECT_EQ(render(strip_frames(parse_text(threads[0].body),
+                                [](const std::string& n) {
+                                  return n != "early_ymm_hook()" && n != "check_ymm()" &&
+                                         n != "main()";
+                                })),
+            render(parse_text("early_ymm_hook() {\n  check_ymm();\n} /* early_ymm_hook() */\n"
+                              "main();\n")))
+      << threads[0].body;
+}
+
 TEST_P(LibcallNames, AReloadedPluginIsPatchedAgain) {
   // The idle flusher patches during the sleep after each dlopen.
   const RunResult r =
