@@ -49,7 +49,6 @@ constexpr NeverPatched kNeverPatched[] = {
 }  // namespace
 
 LibcallLeft never_patched(const char* name) {
-  if (std::strncmp(name, "_ZGV", 4) == 0) return LibcallLeft::kNeverOther;  // vector ABI
   for (const NeverPatched& n : kNeverPatched)
     if (std::strcmp(n.name, name) == 0) return n.reason;
   return LibcallLeft::kCount;

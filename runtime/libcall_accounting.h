@@ -15,7 +15,7 @@ namespace parlot::runtime::libcall {
 
 /// Why `name` is never patched (functions that return twice or switch
 /// stacks, that read their caller's return address, the C library's start,
-/// the TLS resolver, the hooks, vector-ABI functions), or LibcallLeft::kCount
+/// the TLS resolver, the hooks), or LibcallLeft::kCount
 /// when it may be.
 LibcallLeft never_patched(const char* name);
 

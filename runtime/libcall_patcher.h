@@ -41,7 +41,7 @@ enum class LibcallLeft : unsigned {
   kGlobDat,       ///< R_X86_64_GLOB_DAT: a function pointer or a -fno-plt call
   kReturnsTwice,  ///< setjmp, vfork, the *context functions
   kReadsCaller,   ///< dlopen, dlsym: they read their caller's return address
-  kNeverOther,    ///< the C library's start, the TLS resolver, vector-ABI functions
+  kNeverOther,    ///< the C library's start, the TLS resolver
   kInterposed,    ///< a function Parlot interposes itself (sigaction, exit, ...)
   kNoStub,        ///< all kLibcallStubs stubs taken
   kNotWritable,   ///< the GOT could not be made writable (mprotect failed)

@@ -24,7 +24,7 @@ std::string reason_text(const std::string& key) {
       {"glob_dat", "GLOB_DAT (function pointers, -fno-plt calls)"},
       {"returns_twice", "returns twice (setjmp, vfork, *context)"},
       {"reads_caller", "reads its caller (dlopen, dlsym)"},
-      {"never_patched", "never patched (C library start, TLS resolver, vector ABI)"},
+      {"never_patched", "never patched (C library start, TLS resolver)"},
       {"interposed", "interposed by Parlot (sigaction, exit, ...)"},
       {"no_stub", "no entry stub left"},
       {"not_writable", "GOT not writable"},

@@ -125,6 +125,22 @@ TEST_P(LibcallNames, YmmCallBeforeTheRuntimesConstructorKeepsItsVectors) {
       << threads[0].body;
 }
 
+// libmvec's vector-ABI functions (_ZGV*: what gcc -ffast-math
+// -fopenmp-simd calls for a vectorised sin) are recorded like any other
+// library call, and return the same bits (libcalls_mvec.c): %xmm and, with
+// AVX2, %ymm arguments and results.
+TEST_P(LibcallNames, VectorAbiCallsAreRecordedAndKeepTheirResults) {
+  const RunResult r = run_both({prog("libcalls_mvec")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::StartsWith("sse "));
+  const auto c = calls();
+  EXPECT_EQ(c.contains("_ZGVbN2v_sin") ? c.at("_ZGVbN2v_sin") : 0, 1000) << last_read.out;
+  if (r.out.find("\navx2 ") != std::string::npos) {
+    EXPECT_EQ(c.contains("_ZGVdN4v_sin") ? c.at("_ZGVdN4v_sin") : 0, 1000) << last_read.out;
+  }
+  EXPECT_THAT(info(), Not(HasSubstr("never patched"))) << "info:\n" << info();
+}
+
 TEST_P(LibcallNames, AReloadedPluginIsPatchedAgain) {
   // The idle flusher patches during the sleep after each dlopen.
   const RunResult r =
