@@ -368,7 +368,14 @@ bool FunctionFilter::records(std::uintptr_t address) {
   }
   char name[512] = "";
   char qualified[512] = "";
-  if (needs_names_ && map != nullptr) {
+  const char* stub_name = nullptr;
+  const char* stub_library = nullptr;
+  if (names_stub != nullptr && names_stub(address, &stub_name, &stub_library)) {
+    // A library call (libcall_patcher.h): its symbol and defining library.
+    path = stub_library;
+    std::strncpy(name, stub_name, sizeof name - 1);
+    if (!qualified_name_of(name, qualified, sizeof qualified)) qualified[0] = '\0';
+  } else if (needs_names_ && map != nullptr) {
     while (lock_.test_and_set(std::memory_order_acquire)) sched_yield();
     const ObjectSymbols* o =
         symbols_of(map, path, reinterpret_cast<std::uintptr_t>(found.dlfo_map_start));

@@ -59,6 +59,12 @@ class FunctionFilter {
   /// Thread-safe and async-signal-safe (see above); called once per function.
   bool records(std::uintptr_t address);
 
+  /// Names the library-call entry stub at `address` (its symbol and the
+  /// path of the library defining it) and returns true, or returns false
+  /// for any other address; nullptr when library calls are not recorded.
+  /// Async-signal-safe. Library calls are filtered by those names.
+  bool (*names_stub)(std::uintptr_t address, const char** name, const char** library) = nullptr;
+
   static constexpr std::size_t kMaxPatterns = 64;
 
  private:

@@ -23,11 +23,4 @@ unsigned char choose_libcall_vector_width() {
   return width;
 }
 
-namespace {
-// Before the GOT entries are patched (libcall_patcher.cpp, priority 102).
-[[gnu::constructor(101)]] void choose_libcall_vector_width_at_start() {
-  choose_libcall_vector_width();
-}
-}  // namespace
-
 }  // namespace parlot::runtime

@@ -14,8 +14,10 @@
 #ifndef __ASSEMBLER__
 extern "C" {
 /// One of PARLOT_LIBCALL_VECTORS_*: what the trampolines save. SSE until
-/// choose_libcall_vector_width() ran (a constructor of priority 101, before
-/// the GOT entries are patched at 102). Read by every recorded library call.
+/// choose_libcall_vector_width() ran, which the first patching pass does
+/// before it points any GOT entry at a stub (at the runtime's constructor
+/// or at the process's first event, which may come earlier). Read by every
+/// recorded library call.
 extern unsigned char parlot_libcall_vector_width;
 }
 

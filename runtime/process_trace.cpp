@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "function_filter.h"
+#include "libcall_patcher.h"
 #include "load_map_writer.h"
 #include "object_table.h"
 #include "own_fd.h"
@@ -424,6 +425,7 @@ bool start_process_directory() {
     remove_staging_process_dir();
     return false;
   }
+  write_libcall_record();
   return true;
 }
 
@@ -489,6 +491,9 @@ void mark_own_memory() {
 void initialise_process() {
   g_config = read_config();
   mark_own_memory();
+  // Before any thread's trace exists (each maps its library-call shadow at
+  // creation), whatever the order of constructors.
+  patch_library_calls_at_first_event();
   if (const int err = resolve_trace_dir(); err != 0) {
     log_error("cannot resolve the trace directory", g_config.dir, err);
     stop_tracing();
@@ -498,6 +503,7 @@ void initialise_process() {
   bool ok = g_function_ids.init(g_config.max_functions) && g_objects.init(4096);
   if (!ok) log_error("cannot map the function table", nullptr, ENOMEM);
   g_function_ids.on_new_function = on_new_function;
+  g_function_filter.names_stub = libcall_stub_names;
   if (g_function_filter.init(g_config.include, g_config.exclude) && g_function_filter.active()) {
     g_function_ids.records = [](std::uintptr_t a) { return g_function_filter.records(a); };
   }

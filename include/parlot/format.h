@@ -206,5 +206,9 @@ inline constexpr const char* kProcessMagicLine = "parlot-process 1";
 inline constexpr const char* kCrashMagicLine = "parlot-crash 1";
 /// First line of the load map file "loadmap".
 inline constexpr const char* kLoadMapMagicLine = "parlot-loadmap 1";
+/// First line of the library-call record "libcalls" (PARLOT_LIBCALLS: how
+/// many relocations were patched or left, and the name of each entry stub's
+/// function address).
+inline constexpr const char* kLibcallsMagicLine = "parlot-libcalls 1";
 
 }  // namespace parlot::format

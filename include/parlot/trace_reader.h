@@ -210,6 +210,35 @@ class ThreadEventReader {
 
 /// One process directory: its metadata, load map, function table and thread
 /// trace files (sorted by thread index).
+/// Contents of a process directory's "libcalls" file (PARLOT_LIBCALLS):
+/// what the runtime patched and left, and the name of each library call's
+/// function address (an entry stub's).
+struct LibraryCalls {
+  /// One function as the program called it: its relocation's symbol.
+  struct Function {
+    std::string name;     ///< the symbol as written (mangled for C++), e.g. "memcpy"
+    std::string version;  ///< the version the reference asked for, or empty
+    std::string library;  ///< path of the object defining it
+    /// As shown: `name`, or `name@version` when another function of the
+    /// process has the same name with another version.
+    std::string display;
+  };
+  std::uint64_t patched = 0;  ///< relocations patched (GOT entries)
+  std::uint64_t objects = 0;  ///< objects with a relocation patched
+  /// Relocations left unpatched, by reason key ("glob_dat", "audit", ...),
+  /// in file order.
+  std::vector<std::pair<std::string, std::uint64_t>> left;
+  /// Function address (an entry stub's) -> function, by address.
+  std::vector<std::pair<std::uint64_t, Function>> functions;
+
+  /// The function at `address`, or nullptr.
+  const Function* find(std::uint64_t address) const;
+};
+
+/// Parses a "libcalls" file. Throws FormatError (file and offset) on a
+/// malformed line; ignores lines of unknown kinds.
+LibraryCalls read_library_calls(const std::filesystem::path& file);
+
 struct ProcessTrace {
   std::filesystem::path directory;
   ProcessMetadata metadata;
@@ -218,6 +247,9 @@ struct ProcessTrace {
   std::vector<std::filesystem::path> thread_files;
   /// Present when the process died of a fatal signal.
   std::optional<CrashRecord> crash;
+  /// Present when library calls were recorded (PARLOT_LIBCALLS); absent
+  /// in traces of runtimes that did not write the file.
+  std::optional<LibraryCalls> library_calls;
   /// Problems found while opening (missing function table, ...).
   std::vector<std::string> warnings;
   /// Damage found while opening, each message naming the file: a thread

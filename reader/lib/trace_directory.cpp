@@ -40,6 +40,14 @@ ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
   if (fs::exists(dir / "crash")) {
     p.crash = read_or_note([&] { return std::optional(read_crash_record(dir / "crash")); });
   }
+  if (fs::exists(dir / "libcalls")) {
+    // Damage here only costs library calls their names: the events still read.
+    try {
+      p.library_calls = read_library_calls(dir / "libcalls");
+    } catch (const FormatError& e) {
+      p.errors.push_back(std::string(e.what()) + "; library calls stay unnamed");
+    }
+  }
   // thread-<index>-<tid>.trace
   auto index_of = [](const fs::path& f) {
     const std::string n = f.filename().string();

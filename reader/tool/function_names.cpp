@@ -18,7 +18,18 @@ FunctionNames::FunctionNames(const ProcessTrace& process)
 const SourceLocation& FunctionNames::lookup(std::uint32_t id) {
   if (const SourceLocation** cached = by_id_.find(id)) return **cached;
   const SourceLocation* loc;
-  if (id != 0 && id <= process_.function_addresses.size()) {
+  const LibraryCalls::Function* call =
+      id != 0 && id <= process_.function_addresses.size() && process_.library_calls
+          ? process_.library_calls->find(process_.function_addresses[id - 1])
+          : nullptr;
+  if (call != nullptr) {
+    // A library call: named by the symbol the program called it through.
+    SourceLocation& named = unknown_.emplace_back();
+    named.function = demangle_symbol(call->name, SymbolLanguage::kUnknown);
+    if (call->display != call->name) named.function += call->display.substr(call->name.size());
+    named.dso = call->library;
+    loc = &named;
+  } else if (id != 0 && id <= process_.function_addresses.size()) {
     loc = &symbolizer_.resolve(process_.function_addresses[id - 1]);
   } else {
     SourceLocation& unknown = unknown_.emplace_back();

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "function_names.h"
+#include "library_calls_text.h"
 #include "thread_walk.h"
 #include "visible_text.h"
 
@@ -43,6 +44,9 @@ int run_info(const InfoOptions& o) {
     }
     if (m.discard) {
       fmt::print("  recorded with PARLOT_DISCARD=1: events counted, no event data written\n");
+    }
+    if (process.library_calls) {
+      fmt::print("  {}\n", describe_library_calls(*process.library_calls));
     }
     if (process.crash) {
       FunctionNames names(process);
