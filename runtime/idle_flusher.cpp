@@ -86,9 +86,14 @@ void flush_round(bool every_thread) {
   // outside waits in its next hook while claimed. Release at once those
   // with nothing due, so busy threads wait for no write.
   for (ThreadTrace* t = head; t != nullptr; t = t->next) {
-    const bool inside = (t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) != 0;
+    // A thread inside a hook is changing its trace: nothing of it is read
+    // now. A round of every thread keeps it claimed and looks below.
+    if ((t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) != 0) {
+      if (!every_thread) t->flush_claim.store(false, std::memory_order_release);
+      continue;
+    }
     const bool due = every_thread ? t->holds_unwritten_data() : t->idle_flush_due(now);
-    if (!due || (inside && !every_thread)) t->flush_claim.store(false, std::memory_order_release);
+    if (!due) t->flush_claim.store(false, std::memory_order_release);
   }
   // A round of every thread waits (bounded) for the threads that were
   // inside a hook: once seen outside, or parked at its next hook (which
@@ -100,6 +105,8 @@ void flush_round(bool every_thread) {
       for (unsigned spins = 0;; ++spins) {
         if ((t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) == 0 ||
             t->parked_for_flusher.load(std::memory_order_acquire)) {
+          // Held now: its trace may be read.
+          if (!t->holds_unwritten_data()) t->flush_claim.store(false, std::memory_order_release);
           break;
         }
         if (monotonic_ns() >= deadline) {
