@@ -16,6 +16,7 @@ packages=(
   libprotozero-dev protobuf-compiler  # export --format perfetto; protoc --decode in its test
   file  # cpack -G DEB (test/install): finds the ELF files for dpkg-shlibdeps
   chromium libpng-dev  # speedscope_viewer_test: headless browser; reads its screenshot
+  python3  # export consumer test: parses the SVG that dot makes of a DOT export (xml.etree)
   uftrace  # libcalls_test: the reference recorder of library calls; bench comparisons
   strace  # parallel_read_test: which files each rank of an mpirun'd parlot-read opens
   "$@"
