@@ -15,6 +15,7 @@
 #include <cstdlib>
 
 #include "hook_state.h"
+#include "monotonic_clock.h"
 #include "process_trace.h"
 #include "thread_index.h"
 
@@ -46,13 +47,6 @@ std::atomic<std::uint32_t> g_wake_word{0};
 // request n is served once g_forced_done reaches n.
 std::atomic<std::uint32_t> g_forced_asked{0};
 std::atomic<std::uint32_t> g_forced_done{0};
-
-std::uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 void relax(unsigned spins) {
   if (spins < 64) {

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "monotonic_clock.h"
+
 namespace parlot::runtime {
 namespace {
 
@@ -23,13 +25,6 @@ std::atomic<long> g_forking_tid{0};
 
 long current_tid() {
   return syscall(SYS_gettid);
-}
-
-std::uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // Waits while `busy` holds, 50 ms at most: a thread stopped inside

@@ -24,6 +24,7 @@
 #include "function_filter.h"
 #include "libcall_patcher.h"
 #include "load_map_writer.h"
+#include "monotonic_clock.h"
 #include "object_table.h"
 #include "own_fd.h"
 #include "parlot/format.h"
@@ -811,13 +812,6 @@ std::atomic<long> g_finishing_tid{0};
 
 long current_tid() {
   return syscall(SYS_gettid);
-}
-
-std::uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // How long the finishing thread waits for threads still inside a hook, in
