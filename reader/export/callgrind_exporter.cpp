@@ -4,6 +4,8 @@
 // Per function its exclusive cost at its first line; per caller -> callee arc
 // the calls and the inclusive cost of the callee along that arc. Functions
 // are merged by name, file and line over every exported thread and process.
+#include <fmt/format.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -20,8 +22,9 @@ class CompressedNames {
  public:
   std::string operator()(const std::string& name) {
     auto [it, added] = ids_.try_emplace(name, ids_.size() + 1);
-    return added ? "(" + std::to_string(it->second) + ") " + name
-                 : "(" + std::to_string(it->second) + ")";
+    // fmt rather than "(" + std::to_string(...): GCC 12 at -O3 warns falsely
+    // (-Wrestrict) inside std::string's operator+, which breaks Release builds.
+    return added ? fmt::format("({}) {}", it->second, name) : fmt::format("({})", it->second);
   }
 
  private:
