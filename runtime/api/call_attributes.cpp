@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "hot_path/hook_state.h"
+#include "ignore_hooks.h"
 #include "process/process_trace.h"
 
 namespace {

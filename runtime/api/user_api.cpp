@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "hot_path/hook_state.h"
+#include "ignore_hooks.h"
 #include "parlot/parlot.h"
 #include "process/process_trace.h"
 

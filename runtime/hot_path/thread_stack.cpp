@@ -9,8 +9,8 @@
 
 #include <cerrno>
 
+#include "ignore_hooks.h"
 #include "io/proc_maps.h"
-#include "process/process_trace.h"
 
 namespace parlot::runtime {
 namespace {

@@ -14,9 +14,9 @@
 
 #include <cerrno>
 
+#include "ignore_hooks.h"
 #include "next_symbol.h"
 #include "process/idle_flusher.h"
-#include "process/process_trace.h"
 
 namespace {
 

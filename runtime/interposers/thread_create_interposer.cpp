@@ -21,8 +21,8 @@
 #include <cstdint>
 
 #include "hot_path/thread_stack.h"
+#include "ignore_hooks.h"
 #include "next_symbol.h"
-#include "process/process_trace.h"
 #include "process/thread_index.h"
 
 namespace {

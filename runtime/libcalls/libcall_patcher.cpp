@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "errno_keeper.h"
+#include "ignore_hooks.h"
 #include "io/raw_io.h"
 #include "libcalls/libcall_accounting.h"
 #include "libcalls/libcall_lookup.h"

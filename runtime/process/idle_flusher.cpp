@@ -15,6 +15,7 @@
 #include <cstdlib>
 
 #include "hot_path/hook_state.h"
+#include "ignore_hooks.h"
 #include "process/process_trace.h"
 #include "process/thread_index.h"
 #include "time/monotonic_clock.h"

@@ -1,4 +1,5 @@
 #include "process/process_trace.h"
+#include "ignore_hooks.h"
 
 #include "process/idle_flusher.h"
 

@@ -86,20 +86,6 @@ void finish_process(FinishReason reason = FinishReason::kExit);
 /// otherwise. Async-signal-safe.
 void wait_for_finish_in_progress();
 
-/// While alive, hooks called on this thread are ignored: the runtime's own
-/// calls into the C library may reach instrumented code (a program that
-/// replaces malloc), and must not appear in the trace.
-class IgnoreHooksOnThisThread {
- public:
-  IgnoreHooksOnThisThread();
-  ~IgnoreHooksOnThisThread();
-  IgnoreHooksOnThisThread(const IgnoreHooksOnThisThread&) = delete;
-  IgnoreHooksOnThisThread& operator=(const IgnoreHooksOnThisThread&) = delete;
-
- private:
-  int saved_;
-};
-
 /// Marks the trace of thread `thread` for a resync with its real stack at
 /// its next entry hook, and as cancelled (ThreadTrace::cancel_requested):
 /// pthread_cancel, the thread's stack will be cut.

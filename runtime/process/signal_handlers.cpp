@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "hot_path/stack_walk.h"
+#include "ignore_hooks.h"
 #include "io/raw_io.h"
 #include "next_symbol.h"
 #include "parlot/format.h"
