@@ -16,13 +16,13 @@
 
 #include "errno_keeper.h"
 #include "ignore_hooks.h"
+#include "io/process_file.h"
 #include "io/raw_io.h"
 #include "libcalls/libcall_accounting.h"
 #include "libcalls/libcall_lookup.h"
 #include "libcalls/libcall_objects.h"
 #include "libcalls/libcall_registers.h"
 #include "libcalls/libcall_stubs.h"
-#include "process/process_trace.h"
 
 namespace parlot::runtime {
 

@@ -1,5 +1,6 @@
 #include "process/process_trace.h"
 #include "ignore_hooks.h"
+#include "io/process_file.h"
 
 #include "process/idle_flusher.h"
 

@@ -141,8 +141,4 @@ void unlock_thread_registry();
 /// threads).
 void ignore_hooks_on_this_thread_for_good();
 
-/// Writes `n` bytes at `data` as file `name` in the process directory
-/// (created, or replaced). Returns 0 or an errno. Async-signal-safe.
-int write_process_file(const char* name, const char* data, std::size_t n);
-
 }  // namespace parlot::runtime

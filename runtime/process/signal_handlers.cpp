@@ -11,6 +11,7 @@
 
 #include "hot_path/stack_walk.h"
 #include "ignore_hooks.h"
+#include "io/process_file.h"
 #include "io/raw_io.h"
 #include "next_symbol.h"
 #include "parlot/format.h"
