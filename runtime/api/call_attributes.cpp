@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hot_path/current_trace.h"
 #include "hot_path/hook_state.h"
 #include "ignore_hooks.h"
-#include "process/process_trace.h"
 
 namespace {
 

@@ -4,10 +4,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "hot_path/current_trace.h"
+#include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
+#include "hot_path/trace_owner.h"
+#include "hot_path/trace_writes.h"
 #include "ignore_hooks.h"
 #include "parlot/parlot.h"
-#include "process/process_trace.h"
 
 using parlot::runtime::g_hooks_off;
 using parlot::runtime::kPauseAllUnit;

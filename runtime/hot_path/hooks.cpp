@@ -8,14 +8,13 @@
 #include <cstdint>
 
 #include "errno_keeper.h"
+#include "hot_path/current_trace.h"
+#include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
 #include "hot_path/stack_walk.h"
 #include "hot_path/unwinder_cfa.h"
 #include "libcalls/libcall_patcher.h"
 #include "libcalls/libcall_shadow.h"
-#include "process/idle_flusher.h"
-#include "process/process_trace.h"
-#include "process/signal_handlers.h"
 
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::FunctionIds;
@@ -314,18 +313,6 @@ extern "C" {
 }
 
 }  // extern "C"
-
-namespace {
-
-// Initialisation is lazy (the first event creates the process directory),
-// so a process that loads the runtime but runs no instrumented code (a shell,
-// `timeout`, any uninstrumented tool under LD_PRELOAD) leaves nothing behind.
-// The trace ends after the program's atexit handlers and static destructors.
-[[gnu::destructor(101)]] void parlot_runtime_finish() {
-  parlot::runtime::finish_process();
-}
-
-}  // namespace
 
 // Library calls (PARLOT_LIBCALLS; libcall_patcher.h, libcall_trampolines.S,
 // docs/DESIGN.md "Library calls"). A call is recorded as an entry of the

@@ -19,8 +19,9 @@
 #include <type_traits>
 
 #include "errno_keeper.h"
+#include "hot_path/trace_owner.h"
+#include "hot_path/trace_writes.h"
 #include "io/raw_io.h"
-#include "process/process_trace.h"
 
 namespace parlot::runtime {
 namespace {

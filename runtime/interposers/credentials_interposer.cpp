@@ -12,6 +12,7 @@
 
 #include <cerrno>
 
+#include "hot_path/trace_owner.h"
 #include "ignore_hooks.h"
 #include "next_symbol.h"
 #include "process/process_trace.h"

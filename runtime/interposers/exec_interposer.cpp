@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdarg>
 
+#include "hot_path/trace_owner.h"
 #include "ignore_hooks.h"
 #include "io/trace_dir_env.h"
 #include "next_symbol.h"

@@ -20,6 +20,7 @@
 
 #include <atomic>
 
+#include "hot_path/trace_owner.h"
 #include "ignore_hooks.h"
 #include "next_symbol.h"
 #include "process/process_trace.h"

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 
+#include "hot_path/current_trace.h"
 #include "ignore_hooks.h"
 #include "next_symbol.h"
 #include "process/process_trace.h"

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
 #include "ignore_hooks.h"
 #include "process/process_trace.h"

@@ -69,12 +69,6 @@ bool flush_all_threads_now(std::uint64_t timeout_ns);
 /// Async-signal-safe.
 bool wait_for_idle_flush_round(std::uint64_t timeout_ns);
 
-/// Slow path of a hook that met kFlushRound in g_hooks_off: waits while
-/// the flusher holds thread `t`. Returns true when the hook may record
-/// (only the flusher's round was on), false when tracing stopped or is
-/// paused for the process. Spins and yields only: leaves errno alone.
-[[gnu::cold]] bool hook_may_record_after_flush_round(ThreadTrace* t);
-
 /// The runtime's own code that is about to use thread trace `t` (its busy
 /// flag just raised, by an atomic exchange) waits while the flusher holds
 /// it.

@@ -22,6 +22,10 @@
 #include <cstring>
 #include <ctime>
 
+#include "hot_path/current_trace.h"
+#include "hot_path/hook_slow_paths.h"
+#include "hot_path/trace_owner.h"
+#include "hot_path/trace_writes.h"
 #include "io/load_map_writer.h"
 #include "io/object_table.h"
 #include "io/own_fd.h"
@@ -965,3 +969,15 @@ void finish_process(FinishReason reason) {
 }
 
 }  // namespace parlot::runtime
+
+namespace {
+
+// Initialisation is lazy (the first event creates the process directory),
+// so a process that loads the runtime but runs no instrumented code (a shell,
+// `timeout`, any uninstrumented tool under LD_PRELOAD) leaves nothing behind.
+// The trace ends after the program's atexit handlers and static destructors.
+[[gnu::destructor(101)]] void parlot_runtime_finish() {
+  parlot::runtime::finish_process();
+}
+
+}  // namespace

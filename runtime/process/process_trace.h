@@ -18,19 +18,6 @@
 
 namespace parlot::runtime {
 
-/// The process's function IDs (paper §3.1).
-extern FunctionIds g_function_ids;
-
-/// The calling thread's trace; nullptr until its first event, and after the
-/// thread's trace ended. initial-exec TLS: one load from %fs.
-extern constinit thread_local ThreadTrace* tls_thread_trace
-    __attribute__((tls_model("initial-exec")));
-
-/// Slow path of a hook whose thread has no trace yet: initialises the
-/// process on its first event, creates the thread's trace, or resumes it in
-/// a fork child. Returns nullptr when this event must not be recorded.
-ThreadTrace* attach_current_thread();
-
 /// Called when a write of the trace failed with errno `error` in a way no
 /// thread can get past: stops tracing for the whole process and, the first
 /// time only, appends `write_error <error>` to the process's `process` file
@@ -45,23 +32,6 @@ void report_write_failure(int error);
 /// process (ENOENT, ENOTDIR, EROFS, EACCES) or the file system full
 /// (ENOSPC, EDQUOT).
 bool is_process_wide_write_error(int error);
-
-/// Called by a thread trace whose write failed (its file was cut back
-/// to its last complete block): prints one line naming the file, the error
-/// and the events recorded, once per thread (at most 16 threads). Tracing
-/// goes on for the other threads, unless is_process_wide_write_error():
-/// then it is report_write_failure(), one line for the process.
-void report_thread_failure(ThreadTrace& t);
-
-/// Adds `events` to the process's count of events in blocks written (for
-/// report_write_failure's line). Lock-free; called after each block.
-void note_events_written(std::uint64_t events);
-
-/// Appends the function IDs and loaded objects recorded since the last call
-/// to the `functions` and `loadmap` files, so a trace stays symbolizable if
-/// the process dies. Called after each block a thread writes; if another
-/// thread is already doing it, returns at once. Async-signal-safe.
-void flush_process_metadata();
 
 /// Why the process trace ends.
 enum class FinishReason {
@@ -101,22 +71,6 @@ bool current_thread_in_hook();
 /// set*uid interposers; errors are ignored (the writes then fail as before
 /// and say so). Not from a hook.
 void give_trace_to(uid_t uid, gid_t gid);
-
-/// True when the calling process is the one whose trace this is (false in
-/// a vfork child, which shares the parent's memory).
-bool is_traced_process();
-
-/// True when the calling process holds a copy of the trace state of
-/// process `owner_pid` (a thread trace's pid) but is not that process and
-/// does not share its memory: a child started by a raw clone without
-/// CLONE_VM, which no atfork handler saw. Its writes would land in its
-/// parent's files, so it stops tracing (in its own copy; the parent goes
-/// on) and the caller writes nothing. False for `owner_pid` itself and
-/// for a vfork child (it runs in its suspended parent's memory and
-/// records as its parent). Where the kernel cannot tell the two apart
-/// (no MADV_WIPEONFORK, before Linux 4.14) any other process counts as a
-/// copy. Cold: one getpid(2). Async-signal-safe.
-bool is_untraced_copy(std::uint64_t owner_pid);
 
 /// Registers the process for membarrier's private expedited fence (what
 /// fence_all_threads() uses); true on success. Once registered, a call

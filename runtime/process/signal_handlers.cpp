@@ -9,7 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "hot_path/current_trace.h"
+#include "hot_path/hook_slow_paths.h"
 #include "hot_path/stack_walk.h"
+#include "hot_path/trace_owner.h"
 #include "ignore_hooks.h"
 #include "io/process_file.h"
 #include "io/raw_io.h"

@@ -31,8 +31,4 @@ class ThreadTrace;
 /// runtime watches (process initialisation; cold).
 void install_signal_handlers();
 
-/// Raises again, on the calling thread and with their siginfo, the signals
-/// deferred while `t` was inside a hook. Cold; async-signal-safe.
-void raise_deferred_signals(ThreadTrace* t);
-
 }  // namespace parlot::runtime
