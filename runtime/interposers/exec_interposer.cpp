@@ -18,7 +18,7 @@
 #include "ignore_hooks.h"
 #include "io/trace_dir_env.h"
 #include "next_symbol.h"
-#include "process/process_trace.h"
+#include "process/finish.h"
 
 extern char** environ;
 

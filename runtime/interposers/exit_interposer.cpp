@@ -23,7 +23,7 @@
 #include "hot_path/trace_owner.h"
 #include "ignore_hooks.h"
 #include "next_symbol.h"
-#include "process/process_trace.h"
+#include "process/finish.h"
 
 namespace {
 

@@ -17,8 +17,9 @@
 #include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
 #include "ignore_hooks.h"
-#include "process/process_trace.h"
+#include "process/thread_fence.h"
 #include "process/thread_index.h"
+#include "process/thread_registry.h"
 #include "time/monotonic_clock.h"
 
 namespace parlot::runtime {

@@ -24,6 +24,7 @@
 
 #include "hot_path/current_trace.h"
 #include "hot_path/hook_slow_paths.h"
+#include "hot_path/hook_state.h"
 #include "hot_path/trace_owner.h"
 #include "hot_path/trace_writes.h"
 #include "io/load_map_writer.h"
@@ -35,9 +36,12 @@
 #include "libcalls/libcall_patcher.h"
 #include "parlot/format.h"
 #include "process/config.h"
+#include "process/finish.h"
 #include "process/function_filter.h"
 #include "process/signal_handlers.h"
+#include "process/thread_fence.h"
 #include "process/thread_index.h"
+#include "process/thread_registry.h"
 #include "time/monotonic_clock.h"
 
 namespace parlot::runtime {

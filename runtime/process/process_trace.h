@@ -1,20 +1,16 @@
-// Process-wide state of the runtime: settings, the trace directory of this
-// process, the function-ID table, the registry of live thread traces, and
-// the transitions: first event (initialisation), thread start and end, fork,
-// process end. Everything here is a cold path; the hot path (hooks.cpp) only
-// reads `g_hooks_off`, `g_function_ids` and the thread's own trace.
+// What the interposers ask of the process's trace beyond the small headers
+// (finish.h, thread_registry.h, hot_path/trace_owner.h, ...): the trace
+// handed to the user a process drops root for, a thread whose stack is cut.
+// Also, until the hub's own header takes them, the process-wide write
+// failures. The hub itself (process_trace.cpp) holds the process-wide
+// state: settings, the trace directory of this process, the function-ID
+// table, the registry of live thread traces, and the transitions: first
+// event (initialisation), thread start and end, fork, process end.
+// Nothing below process/ includes this header.
 #pragma once
 
-#include <sys/types.h>
-
 #include <pthread.h>
-#include "hot_path/hook_state.h"
-
-#include <atomic>
-#include <cstddef>
-
-#include "hot_path/function_ids.h"
-#include "hot_path/thread_trace.h"
+#include <sys/types.h>
 
 namespace parlot::runtime {
 
@@ -33,36 +29,10 @@ void report_write_failure(int error);
 /// (ENOSPC, EDQUOT).
 bool is_process_wide_write_error(int error);
 
-/// Why the process trace ends.
-enum class FinishReason {
-  kExit,    ///< exit(), return from main, _exit(): everything may be used
-  kSignal,  ///< a signal handler: no blocking lock, no dynamic-loader call
-};
-
-/// Ends the trace of the whole process: stops tracing, writes every
-/// thread's pending data and trailer, the function table, the load map and
-/// the final metadata. Runs from the runtime's ELF destructor (after the
-/// program's atexit handlers), from _exit() and from the signal handlers;
-/// idempotent: a second caller waits for the first to be done. Asynchronous
-/// signals are blocked on the finishing thread meanwhile. A thread still
-/// inside a hook after a short wait (100 ms in all; up to 3 s while it is
-/// runnable, i.e. only preempted) is left as it is (its file ends at its
-/// last complete block); one thread's write failure does
-/// not stop the others. With kSignal locks are only tried.
-void finish_process(FinishReason reason = FinishReason::kExit);
-
-/// When another thread is finishing the process trace, waits until it is
-/// done (at most 10 s): the process must not end under it. Returns at once
-/// otherwise. Async-signal-safe.
-void wait_for_finish_in_progress();
-
 /// Marks the trace of thread `thread` for a resync with its real stack at
 /// its next entry hook, and as cancelled (ThreadTrace::cancel_requested):
 /// pthread_cancel, the thread's stack will be cut.
 void mark_stack_cut_of(pthread_t thread);
-
-/// True when the calling thread is inside one of the runtime's hooks.
-bool current_thread_in_hook();
 
 /// Makes user `uid` (group `gid`) the owner of this process's trace
 /// directory, its files, and the trace directories this process created
@@ -71,28 +41,5 @@ bool current_thread_in_hook();
 /// set*uid interposers; errors are ignored (the writes then fail as before
 /// and say so). Not from a hook.
 void give_trace_to(uid_t uid, gid_t gid);
-
-/// Registers the process for membarrier's private expedited fence (what
-/// fence_all_threads() uses); true on success. Once registered, a call
-/// returns at once. The first call takes about 0.1 ms while the process has
-/// one thread, but 8-12 ms with two or more (the kernel waits for an RCU
-/// grace period; measured under strace on this project's VM): the runtime
-/// registers before it starts its flusher thread.
-bool register_membarrier();
-
-/// Makes every thread's earlier stores visible and its later loads see
-/// g_hooks_off (the slow half of an asymmetric fence: membarrier; the hooks
-/// only use a compiler fence). Async-signal-safe.
-void fence_all_threads();
-
-/// Locks the registry of live thread traces and returns its first entry
-/// (linked by ThreadTrace::next); no thread starts, ends or forks until
-/// unlock_thread_registry(). Not in a signal handler.
-ThreadTrace* lock_thread_registry();
-void unlock_thread_registry();
-
-/// Hooks on the calling thread never record from now on (the runtime's own
-/// threads).
-void ignore_hooks_on_this_thread_for_good();
 
 }  // namespace parlot::runtime

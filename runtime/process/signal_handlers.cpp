@@ -11,6 +11,7 @@
 
 #include "hot_path/current_trace.h"
 #include "hot_path/hook_slow_paths.h"
+#include "hot_path/hook_state.h"
 #include "hot_path/stack_walk.h"
 #include "hot_path/trace_owner.h"
 #include "ignore_hooks.h"
@@ -18,8 +19,9 @@
 #include "io/raw_io.h"
 #include "next_symbol.h"
 #include "parlot/format.h"
+#include "process/finish.h"
 #include "process/idle_flusher.h"
-#include "process/process_trace.h"
+#include "process/thread_registry.h"
 
 namespace parlot::runtime {
 namespace {
