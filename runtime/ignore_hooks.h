@@ -1,6 +1,6 @@
 // A guard for the runtime's own work outside the hooks (interposers,
 // patching passes, the flusher's thread start): no event of it is
-// recorded. Defined with the thread registry (process/process_trace.cpp);
+// recorded. Defined with the thread registry (process/thread_registry.cpp);
 // declared here, at the bottom of the runtime, for every folder to use.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Which process owns the trace state in this memory: the traced process,
 // a vfork child running in its memory, or a copy a raw clone made that no
 // atfork handler saw (a thread trace checks before it writes). Defined with
-// the fork handling (process/process_trace.cpp).
+// the fork handling (process/fork_handling.cpp).
 #pragma once
 
 #include <cstdint>

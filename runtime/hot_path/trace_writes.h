@@ -1,8 +1,8 @@
 // What a thread trace (thread_trace.cpp) tells its process when it writes
 // a block: the events written, a write that failed, the function IDs and
 // objects to append to the process's files. Defined by the process
-// (process/process_trace.cpp); declared here so that the hot path includes
-// nothing above it.
+// (process/failure_reports.cpp, process/process_files.cpp); declared here
+// so that the hot path includes nothing above it.
 #pragma once
 
 #include <cstdint>

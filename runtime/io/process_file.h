@@ -1,6 +1,6 @@
 // Writing a whole file of this process's trace directory (the `libcalls`
 // file, a crash record). Defined with the process's other files
-// (process/process_trace.cpp), which know the directory; declared here for
+// (process/process_files.cpp), which know the directory; declared here for
 // the lower levels (libcalls/) that write one.
 #pragma once
 

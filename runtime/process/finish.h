@@ -1,6 +1,6 @@
 // The end of the process's trace, for whatever ends the process: the
 // runtime's ELF destructor, exit and _exit, exec, the signal handlers and
-// the idle flusher (a write that failed). Defined in process_trace.cpp.
+// the idle flusher (a write that failed). Defined in finish.cpp.
 #pragma once
 
 namespace parlot::runtime {

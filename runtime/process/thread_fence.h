@@ -1,6 +1,6 @@
 // The slow half of the asymmetric fence between the hooks and the threads
 // that stop or flush them (finish, the idle flusher): membarrier. Defined
-// in process_trace.cpp.
+// in thread_fence.cpp.
 #pragma once
 
 namespace parlot::runtime {

@@ -1,6 +1,6 @@
 // The registry of live thread traces, as the idle flusher and the signal
 // handlers use it, and the calling thread's standing with the hooks.
-// Defined in process_trace.cpp.
+// Defined in thread_registry.cpp.
 #pragma once
 
 namespace parlot::runtime {
