@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "current_tid.h"
 #include "time/monotonic_clock.h"
 
 namespace parlot::runtime {
@@ -22,10 +23,6 @@ namespace {
 // its low number.
 std::atomic<int> g_opening{0};
 std::atomic<long> g_forking_tid{0};
-
-long current_tid() {
-  return syscall(SYS_gettid);
-}
 
 // Waits while `busy` holds, 50 ms at most: a thread stopped inside
 // open_own (a debugger) must not hang a fork, nor a fork the runtime.

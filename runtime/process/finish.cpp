@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <ctime>
 
+#include "current_tid.h"
 #include "hot_path/current_trace.h"
 #include "hot_path/hook_state.h"
 #include "hot_path/trace_owner.h"
@@ -34,10 +35,6 @@ namespace {
 std::atomic<bool> g_finished{false};
 std::atomic<bool> g_finish_done{false};
 std::atomic<long> g_finishing_tid{0};
-
-long current_tid() {
-  return syscall(SYS_gettid);
-}
 
 // How long the finishing thread waits for threads still inside a hook, in
 // all (ns): a thread that has not left by then and is not waiting for a CPU
