@@ -1,4 +1,4 @@
-// runtime/proc_maps.h: mappings and object paths from /proc/self/maps.
+// runtime/io/proc_maps.h: mappings and object paths from /proc/self/maps.
 #include "io/proc_maps.h"
 
 #include <sys/mman.h>

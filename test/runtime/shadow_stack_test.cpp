@@ -1,4 +1,4 @@
-// Shadow stack with stack-pointer correction (runtime/shadow_stack.h),
+// Shadow stack with stack-pointer correction (runtime/hot_path/shadow_stack.h),
 // driven by synthetic stack-pointer sequences.
 #include "hot_path/shadow_stack.h"
 
