@@ -8,7 +8,7 @@ Input: a callgrind profile recorded with --dump-instr=yes, e.g.
   LD_PRELOAD=build/runtime/libparlotrt.so PARLOT_DIR=/tmp/t PARLOT_QUIET=1 \\
     valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=cg.out \\
     build/test/e2e/call_fixture_gcc_O2 loop
-  bench/hook_breakdown.py cg.out build/runtime/libparlotrt.so runtime/hooks.cpp 1200002
+  bench/hook_breakdown.py cg.out build/runtime/libparlotrt.so runtime/hot_path/hooks.cpp 1200002
 Each instruction executed at least --min times (default 100,000: the
 per-event path) is assigned to a part by its inline chain (addr2line -i) and,
 for lines of hooks.cpp, by the source line's text (pass the hooks.cpp the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the idle flusher costs (runtime/idle_flusher.h), printed as Markdown:
+# What the idle flusher costs (runtime/process/idle_flusher.h), printed as Markdown:
 # PARLOT_FLUSH_MS=0 (no flusher thread, the baseline) against the default
 # (1000 ms: a round every 500 ms) and rounds every 5 ms and 0.5 ms
 # (PARLOT_FLUSH_MS=10, 1), in the same run, ROUNDS interleaved rounds,

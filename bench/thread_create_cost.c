@@ -1,5 +1,5 @@
 // Cost of thread creation through the runtime's pthread_create interposer
-// (runtime/thread_create_interposer.cpp): CPU ns of the process (every
+// (runtime/interposers/thread_create_interposer.cpp): CPU ns of the process (every
 // thread's, CLOCK_PROCESS_CPUTIME_ID: waiting for a CPU on a loaded machine
 // does not count) per pthread_create + join of a thread that returns at
 // once, called two ways in the same process:

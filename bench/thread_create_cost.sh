@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What numbering threads by creation costs (runtime/thread_create_interposer.cpp):
+# What numbering threads by creation costs (runtime/interposers/thread_create_interposer.cpp):
 # bench/thread_create_cost (process CPU ns per pthread_create + join, median
 # of ROUNDS interleaved rounds of N threads) run untraced and with
 # libparlotrt.so preloaded. In each run the program also creates threads

@@ -1,5 +1,5 @@
 /* Calls the runtime's internal call-attribute entry points
-   (runtime/call_attributes.cpp) the way libparlotmpi.so does, for
+   (runtime/api/call_attributes.cpp) the way libparlotmpi.so does, for
    call_attributes_test.cpp: a record about a recorded entry is kept (also
    when calls nested in it were recorded after the entry), one made while
    paused or for a function that is not the top frame is not. Prints the

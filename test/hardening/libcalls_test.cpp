@@ -1,5 +1,5 @@
 // Case 11: calls into uninstrumented shared libraries (PARLOT_LIBCALLS=1,
-// runtime/libcall_patcher.h). Each mode of libcalls.c (lazily bound) and
+// runtime/libcalls/libcall_patcher.h). Each mode of libcalls.c (lazily bound) and
 // libcalls_now (-z now) must behave exactly as untraced and show the
 // library calls nested where they ran; libcalls_cxx checks exceptions and
 // thread cancellation through library calls. Expected trees are derived by

@@ -1,8 +1,8 @@
-// The swing-door filter of clock samples (runtime/clock_sample_filter.h):
+// The swing-door filter of clock samples (runtime/time/clock_sample_filter.h):
 // the reader's straight-line interpolation between the kept samples must
 // stay within the tolerance of every sample read, and a steady rate keeps
 // only the ends.
-#include "clock_sample_filter.h"
+#include "time/clock_sample_filter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Record-time filter (runtime/function_filter.h): globs, the qualified
+// Record-time filter (runtime/process/function_filter.h): globs, the qualified
 // names patterns also match, and decisions on this test's own functions,
 // named from its ELF symbol table.
-#include "function_filter.h"
+#include "process/function_filter.h"
 
 #include <gtest/gtest.h>
 

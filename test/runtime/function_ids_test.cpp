@@ -1,5 +1,5 @@
-// Lock-free function-ID table (runtime/function_ids.h).
-#include "function_ids.h"
+// Lock-free function-ID table (runtime/hot_path/function_ids.h).
+#include "hot_path/function_ids.h"
 
 #include <gtest/gtest.h>
 

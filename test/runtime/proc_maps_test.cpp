@@ -1,5 +1,5 @@
-// runtime/proc_maps.h: mappings and object paths from /proc/self/maps.
-#include "proc_maps.h"
+// runtime/io/proc_maps.h: mappings and object paths from /proc/self/maps.
+#include "io/proc_maps.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -214,7 +214,7 @@ TEST(RuntimeThreads, IdleThreadsAreWrittenOutSoSigkillLosesNoneOfTheirEvents) {
 // flusher runs a round every millisecond: the flusher writes a thread's
 // data between two of its hooks again and again, and every stream stays
 // exact. Run under TSan too (the handshake is the membarrier fence and the
-// claim flag; see runtime/idle_flusher.h).
+// claim flag; see runtime/process/idle_flusher.h).
 TEST(RuntimeThreads, BurstsAndWaitsUnderAFastIdleFlusherKeepExactTraces) {
   parlot::test::TempDir dir;
   constexpr int kThreads = 3, kBursts = 60;

@@ -1,6 +1,6 @@
-// Shadow stack with stack-pointer correction (runtime/shadow_stack.h),
+// Shadow stack with stack-pointer correction (runtime/hot_path/shadow_stack.h),
 // driven by synthetic stack-pointer sequences.
-#include "shadow_stack.h"
+#include "hot_path/shadow_stack.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

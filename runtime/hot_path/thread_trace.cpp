@@ -1,0 +1,479 @@
+#include "hot_path/thread_trace.h"
+
+#include "hot_path/thread_stack.h"
+#include "libcalls/libcall_patcher.h"
+#include "libcalls/libcall_shadow.h"
+#include "parlot/crc32c.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <type_traits>
+
+#include "errno_keeper.h"
+#include "hot_path/trace_owner.h"
+#include "hot_path/trace_writes.h"
+#include "io/raw_io.h"
+
+namespace parlot::runtime {
+namespace {
+
+std::uint64_t clock_ns(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);  // vDSO: no system call
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+std::uint64_t realtime_ns() {
+  return clock_ns(CLOCK_REALTIME);
+}
+std::uint64_t monotonic_ns() {
+  return clock_ns(CLOCK_MONOTONIC);
+}
+
+// LEB128 varint, at most 10 bytes.
+std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<std::uint8_t>(v);
+  return p;
+}
+
+void* map_anonymous(std::size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+constexpr std::size_t kHeader = sizeof(format::BlockHeader);
+
+}  // namespace
+
+ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, format::Codec codec,
+                                 std::size_t buffer_bytes, std::size_t max_depth,
+                                 std::uint64_t flush_interval_ns, bool discard,
+                                 std::uint32_t clock_events, int& error) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t object = (sizeof(ThreadTrace) + 63) & ~std::size_t{63};
+  const std::size_t block = kHeader + buffer_bytes;
+  const std::size_t map_bytes = (object + block + page - 1) & ~(page - 1);
+  void* mem = map_anonymous(map_bytes);
+  const std::size_t frames_bytes =
+      (ShadowStack::storage_frames(max_depth) * sizeof(ShadowFrame) + page - 1) & ~(page - 1);
+  void* frames = map_anonymous(frames_bytes);
+  if (mem == nullptr || frames == nullptr) {
+    error = ENOMEM;
+    if (mem != nullptr) munmap(mem, map_bytes);
+    if (frames != nullptr) munmap(frames, frames_bytes);
+    return nullptr;
+  }
+  // Default-initialised, not value-initialised: "ThreadTrace()" would zero
+  // the whole object first (the encoder's ~1 MiB), touching every page of
+  // the fresh mapping, which holds zero bytes already.
+  auto* t = new (mem) ThreadTrace;
+  t->map_bytes_ = map_bytes;
+  t->block_ = static_cast<std::uint8_t*>(mem) + object;
+  t->block_bytes_ = block;
+  t->frames_ = static_cast<ShadowFrame*>(frames);
+  t->frames_bytes_ = frames_bytes;
+  t->stack_ = ShadowStack(t->frames_, max_depth);
+  // The thread's own stack (for handlers on alternate stacks, coroutines).
+  // Not pthread_getattr_np: it allocates (thread_stack.h).
+  if (std::uintptr_t lo = 0, hi = 0; thread_stack(&lo, &hi)) {
+    t->stack_.set_thread_stack(lo, hi);
+    if (g_libcalls_on) map_libcall_shadow(lo, hi, &t->libcall_lo, &t->libcall_hi);
+  }
+  t->codec_ = codec;
+  t->discard_ = discard;
+  t->flush_interval_ns_ = flush_interval_ns;
+  t->clock_events_ = clock_events;
+  t->countdown_period_ =
+      clock_events != 0 && clock_events < kFlushCheckEvents ? clock_events : kFlushCheckEvents;
+  t->reset_stream(true);  // in the fresh mapping: zero bytes
+  error = t->open_file(dir, thread_index);
+  if (error != 0) {
+    destroy(t);
+    return nullptr;
+  }
+  return t;
+}
+
+void ThreadTrace::destroy(ThreadTrace* t) {
+  if (t == nullptr) return;
+  const std::size_t frames_bytes = t->frames_bytes_;
+  void* frames = t->frames_;
+  const std::size_t map_bytes = t->map_bytes_;
+  t->~ThreadTrace();
+  munmap(frames, frames_bytes);
+  munmap(t, map_bytes);
+}
+
+bool ThreadTrace::zero_encoder_storage() {
+  // The whole pages inside encoder_ are dropped (a private anonymous
+  // mapping reads zero afterwards, and a fork child's copy-on-write pages are
+  // not copied first); the bytes before and after them are cleared.
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto lo = reinterpret_cast<std::uintptr_t>(encoder_);
+  const std::uintptr_t hi = lo + kEncoderBytes;
+  const std::uintptr_t first = (lo + page - 1) & ~(page - 1);
+  const std::uintptr_t last = hi & ~(page - 1);
+  if (last <= first || madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) != 0) {
+    return false;
+  }
+  std::memset(encoder_, 0, first - lo);
+  std::memset(reinterpret_cast<void*>(last), 0, hi - last);
+  return true;
+}
+
+void ThreadTrace::reset_stream(bool zeroed_storage) {
+  // The encoders are trivially destructible: a new one replaces the old.
+  static_assert(std::is_trivially_destructible_v<LzEncoder> &&
+                std::is_trivially_destructible_v<RawEncoder> &&
+                std::is_trivially_destructible_v<RankEncoder>);
+  const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
+  switch (codec_) {
+    case format::Codec::kRawWords:
+      new (encoder_) RawEncoder(*this, w);
+      break;
+    case format::Codec::kLzZe:
+      new (encoder_) LzEncoder(*this, w);
+      break;
+    case format::Codec::kLzRank:
+      if (zeroed_storage) {
+        new (encoder_) RankEncoder(*this, w, codec::ZeroedStorage{});
+      } else {
+        new (encoder_) RankEncoder(*this, w);
+      }
+      break;
+  }
+  events_before_countdown_ = large_values_ = payload_bytes_ = sequence_ = closed_at_end_ = 0;
+  dropped_events = 0;
+  write_error_ = 0;
+  events_noted_ = 0;
+  countdown_start_ = countdown_period_;
+  in_put_ = 0;
+  set_countdown(countdown_period_, false);
+  flush_check_left_ = kFlushCheckEvents;
+  last_flush_ns_ = monotonic_ns();
+  side_used_ = sizeof(format::BlockHeader);
+  side_record_ = 0;
+  mpi_stage_used_ = 0;
+  if (clock_events_ != 0) clock_filter_.start(0, last_flush_ns_, clock_sink());
+}
+
+void ThreadTrace::on_countdown() {
+  events_before_countdown_ += countdown_start_;  // the countdown ran out: countdown() is 0
+  countdown_start_ = countdown_period_;
+  set_countdown(countdown_period_, true);  // called by put(), for the event being put
+  const std::uint64_t events = events_before_countdown_;
+  const std::uint64_t now = monotonic_ns();  // vDSO: no system call
+  if (clock_events_ != 0) clock_filter_.offer(events - 1, now, clock_sink());
+  if (flush_check_left_ > countdown_period_) {
+    flush_check_left_ -= countdown_period_;
+    return;
+  }
+  flush_check_left_ = kFlushCheckEvents;
+  flush_if_due(now);
+}
+
+void ThreadTrace::flush_if_due(std::uint64_t now) {
+  if (flush_interval_ns_ == 0) return;
+  if (now - last_flush_ns_ < flush_interval_ns_) return;
+  write_encoded();
+}
+
+void ThreadTrace::write_encoded() {
+  if (codec_ == format::Codec::kLzRank) {
+    rank_encoder().flush();  // ends the coder's segment: a whole block
+  } else {
+    drain(encoder_window());
+  }
+}
+
+codec::OutputWindow& ThreadTrace::encoder_window() {
+  switch (codec_) {
+    case format::Codec::kRawWords:
+      return raw_encoder().window();
+    case format::Codec::kLzZe:
+      return lz_encoder().window();
+    case format::Codec::kLzRank:
+      break;
+  }
+  return rank_encoder().window();
+}
+
+bool ThreadTrace::encoder_holds_events() {
+  if (codec_ == format::Codec::kLzRank) {
+    return rank_encoder().segment_events() != 0 || rank_encoder().pending_match() != 0;
+  }
+  return encoder_window().cur != block_ + kHeader;
+}
+
+void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
+  constexpr std::size_t kMaxPair = 20;  // two varints
+  constexpr std::size_t kRecordStart = sizeof(format::AuxRecordHeader) + sizeof(std::uint64_t);
+  if (side_record_ != 0) {
+    const std::size_t data = side_used_ - side_record_ - sizeof(format::AuxRecordHeader);
+    if (side_used_ + kMaxPair > kSideBytes || data + kMaxPair > 0xffff) {
+      write_side_records();
+    }
+  }
+  if (side_record_ == 0) {
+    if (side_used_ + kRecordStart > kSideBytes) write_side_records();
+    side_record_ = side_used_;
+    format::AuxRecordHeader h{};
+    h.kind = static_cast<std::uint8_t>(format::AuxKind::kClockSamples);
+    h.data_bytes = sizeof(std::uint64_t);
+    h.event_index = index;
+    std::memcpy(side_ + side_used_, &h, sizeof h);
+    std::memcpy(side_ + side_used_ + sizeof h, &now, sizeof now);
+    side_used_ += kRecordStart;
+  } else {
+    // Indices and times never go back; clamp in case a caller raced one.
+    const std::uint64_t di = index > last_sample_index_ ? index - last_sample_index_ : 0;
+    const std::uint64_t dt = now > last_sample_ns_ ? now - last_sample_ns_ : 0;
+    std::uint8_t* p = put_varint(side_ + side_used_, di);
+    p = put_varint(p, dt);
+    const auto n = static_cast<std::size_t>(p - (side_ + side_used_));
+    side_used_ += n;
+    std::uint16_t data_bytes;
+    std::memcpy(&data_bytes, side_ + side_record_ + 2, sizeof data_bytes);
+    data_bytes = static_cast<std::uint16_t>(data_bytes + n);
+    std::memcpy(side_ + side_record_ + 2, &data_bytes, sizeof data_bytes);
+  }
+  if (index > last_sample_index_) last_sample_index_ = index;
+  if (now > last_sample_ns_) last_sample_ns_ = now;
+}
+
+void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
+                                  std::size_t n) {
+  if (finished_) return;
+  n = std::min(n, kMaxSideData);
+  if (kind == format::AuxKind::kMpiCall) {
+    add_mpi_call(event_index, data, n);
+    return;
+  }
+  const std::size_t bytes = sizeof(format::AuxRecordHeader) + n;
+  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + kMaxSideData <=
+                kSideBytes);
+  if (side_used_ + bytes > kSideBytes) write_side_records();
+  format::AuxRecordHeader h{};
+  h.kind = static_cast<std::uint8_t>(kind);
+  h.data_bytes = static_cast<std::uint16_t>(n);
+  h.event_index = event_index;
+  std::memcpy(side_ + side_used_, &h, sizeof h);
+  if (n != 0) std::memcpy(side_ + side_used_ + sizeof h, data, n);
+  side_used_ += bytes;
+  side_record_ = 0;  // the next clock sample starts a record of its own
+}
+
+void ThreadTrace::add_mpi_call(std::uint64_t entry, const void* data, std::size_t n) {
+  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + kMpiStageBytes <=
+                    kSideBytes &&
+                kMpiStageBytes <= 0xffff && 20 + kMaxSideData <= kMpiStageBytes);
+  // Framing: zigzag delta of the entry event from the previous call's (a
+  // call's record may follow those of calls nested in it), then the count.
+  std::uint8_t framing[20];
+  auto frame = [&]() {
+    const std::uint64_t from = mpi_stage_used_ == 0 ? entry : mpi_last_entry_;
+    const auto delta = static_cast<std::int64_t>(entry - from);
+    std::uint8_t* p = put_varint(framing, (static_cast<std::uint64_t>(delta) << 1) ^
+                                              static_cast<std::uint64_t>(delta >> 63));
+    p = put_varint(p, n);
+    return static_cast<std::size_t>(p - framing);
+  };
+  std::size_t f = frame();
+  if (mpi_stage_used_ + f + n > kMpiStageBytes) {
+    move_mpi_stage_to_side();
+    f = frame();
+  }
+  if (mpi_stage_used_ == 0) mpi_first_entry_ = entry;
+  std::memcpy(mpi_stage_ + mpi_stage_used_, framing, f);
+  if (n != 0) std::memcpy(mpi_stage_ + mpi_stage_used_ + f, data, n);
+  mpi_stage_used_ += f + n;
+  mpi_last_entry_ = entry;
+}
+
+void ThreadTrace::move_mpi_stage_to_side() {
+  if (mpi_stage_used_ == 0) return;
+  const std::size_t bytes = sizeof(format::AuxRecordHeader) + mpi_stage_used_;
+  if (side_used_ + bytes > kSideBytes) write_side_block();
+  format::AuxRecordHeader h{};
+  h.kind = static_cast<std::uint8_t>(format::AuxKind::kMpiCalls);
+  h.data_bytes = static_cast<std::uint16_t>(mpi_stage_used_);
+  h.event_index = mpi_first_entry_;
+  std::memcpy(side_ + side_used_, &h, sizeof h);
+  std::memcpy(side_ + side_used_ + sizeof h, mpi_stage_, mpi_stage_used_);
+  side_used_ += bytes;
+  side_record_ = 0;  // the next clock sample starts a record of its own
+  mpi_stage_used_ = 0;
+}
+
+void ThreadTrace::write_side_records() {
+  move_mpi_stage_to_side();
+  write_side_block();
+}
+
+void ThreadTrace::write_side_block() {
+  const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
+  side_used_ = sizeof(format::BlockHeader);
+  side_record_ = 0;
+  if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
+  // The block's checksum, its last record (docs/FORMAT.md "Kind 5"): a
+  // reader then tells an overwritten clock sample from a real one.
+  format::AuxRecordHeader c{};
+  c.kind = static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum);
+  c.data_bytes = sizeof(std::uint32_t);
+  const std::uint32_t crc = crc32c::of(side_ + sizeof(format::BlockHeader), payload);
+  std::uint8_t* const end = side_ + sizeof(format::BlockHeader) + payload;
+  std::memcpy(end, &c, sizeof c);
+  std::memcpy(end + sizeof c, &crc, sizeof crc);
+  const std::size_t block_payload = payload + format::kBlockChecksumRecordBytes;
+  format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(block_payload),
+                        sequence_++};
+  std::memcpy(side_, &h, sizeof h);
+  const ErrnoKeeper keep_errno;  // inside hooks: clock samples, MPI calls
+  if (append(side_, sizeof h + block_payload) != 0) report_thread_failure(*this);
+}
+
+int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
+  tid_ = static_cast<std::uint64_t>(syscall(SYS_gettid));
+  thread = pthread_self();
+  pid_ = static_cast<std::uint64_t>(getpid());
+  char name[96];
+  TextBuilder n(name, sizeof name);
+  n.str("thread-").u64(thread_index).ch('-').u64(tid_).str(".trace");
+  if (!join_path(path_, sizeof path_, dir, n.c_str())) return ENAMETOOLONG;
+  format::TraceFileHeader h{};
+  std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
+  h.version = format::kVersion;
+  h.codec = static_cast<std::uint16_t>(codec_);
+  h.header_bytes = sizeof h;
+  h.tid = tid_;
+  h.pid = pid_;
+  h.start_ns = realtime_ns();
+  h.thread_index = thread_index;
+  h.flags = format::kTraceFlagAuxChecksums;  // write_side_block() checksums every PAUX block
+  const int err = create_trace_file(path_, &h, sizeof h, file_id_);
+  if (err == 0) {
+    finished_ = false;
+    file_bytes_ = sizeof h;
+  }
+  return err;
+}
+
+int ThreadTrace::append(const void* data, std::size_t n) {
+  if (is_untraced_copy(pid_)) {
+    // This process is a raw clone's child: the file is its parent's.
+    // Nothing is written, nothing said (the child is not traced).
+    failure_reported = true;
+    write_error_ = ESRCH;
+    return write_error_;
+  }
+  write_error_ = append_trace_file(path_, file_id_, data, n, file_bytes_);
+  if (write_error_ == 0) file_bytes_ += n;
+  return write_error_;
+}
+
+void ThreadTrace::drain(codec::OutputWindow& w) {
+  const ErrnoKeeper keep_errno;  // the block, the failure report, the metadata
+  std::uint8_t* payload = block_ + kHeader;
+  const std::size_t n = static_cast<std::size_t>(w.cur - payload);
+  w.cur = payload;
+  last_flush_ns_ = monotonic_ns();
+  if (clock_events_ != 0) clock_filter_.keep(events(), last_flush_ns_, clock_sink());
+  if (n == 0 || finished_ || write_error_ != 0) return;
+  if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
+  format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
+  std::memcpy(block_, &h, sizeof h);
+  payload_bytes_ += n;
+  if (append(block_, kHeader + n) != 0) {
+    report_thread_failure(*this);
+    return;
+  }
+  const std::uint64_t written = events();
+  note_events_written(written - events_noted_);
+  events_noted_ = written;
+  write_side_records();
+  // The names of what was just written must survive a crash too.
+  flush_process_metadata();
+}
+
+int ThreadTrace::finish() {
+  if (finished_) return 0;
+  Emitter e{this};
+  closed_at_end_ = stack_.close_all(e);
+  if (codec_ == format::Codec::kLzZe) lz_encoder().finish();
+  if (codec_ == format::Codec::kLzRank) rank_encoder().finish();
+  codec::OutputWindow* w = &encoder_window();
+  // The final data block (event count, then the last bytes) and the
+  // trailer go out in one write, so a file either has both or ends at a
+  // block boundary before them.
+  std::uint8_t* payload = block_ + kHeader;
+  std::size_t n = static_cast<std::size_t>(w->cur - payload);
+  const std::size_t count = sizeof(std::uint64_t);
+  const std::size_t trailer = kHeader + sizeof(format::TrailerPayload);
+  if (kHeader + count + n + trailer > block_bytes_) {
+    drain(*w);
+    n = 0;
+  }
+  // The last clock sample (end of the stream) and the side records still
+  // buffered go out before the final block.
+  const std::uint64_t events = this->events();
+  if (clock_events_ != 0) clock_filter_.keep(events, monotonic_ns(), clock_sink());
+  write_side_records();
+  if (discard_) n = 0;  // PARLOT_DISCARD: the final block holds only the count
+  std::memmove(payload + count, payload, n);
+  std::memcpy(payload, &events, count);
+  format::BlockHeader h{format::kFinalBlockMagic, static_cast<std::uint32_t>(count + n),
+                        sequence_++};
+  std::memcpy(block_, &h, sizeof h);
+  payload_bytes_ += count + n;
+  std::uint8_t* p = block_;
+  std::size_t total = kHeader + count + n;
+  const auto& c = stack_.counters();
+  format::TrailerPayload tp{};
+  tp.events = events;
+  tp.raw_bytes = 2 * events + 2 * large_values_;  // codec::raw_bytes_of, summed
+  tp.payload_bytes = payload_bytes_;
+  tp.end_ns = realtime_ns();
+  tp.dropped_events = dropped_events + c.overflowed;
+  tp.corrected_exits = c.corrected_exits;
+  tp.unmatched_exits = c.unmatched_exits;
+  tp.closed_at_end = closed_at_end_;
+  tp.max_depth = stack_.max_depth();
+  format::BlockHeader th{format::kTrailerMagic, sizeof tp, sequence_++};
+  std::memcpy(p + total, &th, sizeof th);
+  std::memcpy(p + total + kHeader, &tp, sizeof tp);
+  total += trailer;
+  int err = write_error_;
+  if (err == 0) err = append(p, total);
+  finished_ = true;
+  return err;
+}
+
+int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids) {
+  finished_ = true;
+  reset_stream(zero_encoder_storage());
+  const int err = open_file(dir, thread_index);
+  if (err != 0) return err;
+  // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted
+  // their entry, and only they will emit an exit.
+  for (std::size_t i = 0; i < stack_.depth() && i < stack_.record_depth(); ++i) {
+    // Function IDs survive fork: the child's function table holds them all.
+    Emitter{this}.emit_enter(ids.lookup(stack_.frame(i).function));
+  }
+  return 0;
+}
+
+}  // namespace parlot::runtime

@@ -1,0 +1,495 @@
+// One thread's trace: its shadow stack, its incremental encoder and its
+// trace file (docs/FORMAT.md, "Thread trace file"). Lives in memory mapped
+// for it at the thread's first event and unmapped when it ends; used only by
+// its own thread, except at process end (see process_trace.h).
+#pragma once
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "hot_path/function_ids.h"
+#include "hot_path/shadow_stack.h"
+#include "io/trace_file.h"
+#include "parlot/codec.h"
+#include "parlot/format.h"
+#include "time/clock_sample_filter.h"
+
+namespace parlot::runtime {
+
+class ThreadTrace {
+ public:
+  /// Maps and initialises a trace for the calling thread, creates its file
+  /// `thread-<index>-<tid>.trace` in the process directory `dir` (absolute
+  /// path) and writes the file header. The file is opened for each write
+  /// only (trace_file.h): the thread holds no descriptor.
+  /// `codec`: how its event stream is encoded (only that encoder is built).
+  /// Returns nullptr (and sets `error` to an errno) when memory or the file
+  /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
+  /// benchmarks). `clock_events`: a clock sample every this many events
+  /// (0 = none; PARLOT_CLOCK_EVENTS). Cold path: mmap, open, write.
+  static ThreadTrace* create(const char* dir, std::uint64_t thread_index, format::Codec codec,
+                             std::size_t buffer_bytes, std::size_t max_depth,
+                             std::uint64_t flush_interval_ns, bool discard,
+                             std::uint32_t clock_events, int& error);
+
+  /// Unmaps a trace created by create(). Does not write anything.
+  static void destroy(ThreadTrace* t);
+
+  /// Records an entry into `fn` called from `call_site`, the instrumented
+  /// function's stack pointer being `sp`, with function ID `id`.
+  [[gnu::always_inline]] inline void on_enter(std::uintptr_t fn, std::uintptr_t call_site,
+                                              std::uintptr_t sp, std::uint32_t id) {
+    Emitter e{this};
+    stack_.enter(fn, call_site, sp, id, e);
+  }
+
+  /// Records an entry into library function `fn` (PARLOT_LIBCALLS) called
+  /// from `call_site`, its return address being at stack slot `slot`.
+  /// Returns true when the frame was pushed (its return must then reach
+  /// on_libcall_exit), false when the shadow stack is full.
+  [[gnu::always_inline]] inline bool on_libcall_enter(std::uintptr_t fn, std::uintptr_t call_site,
+                                                      std::uintptr_t slot, std::uint32_t id) {
+    Emitter e{this};
+    return stack_.enter(fn, call_site, slot, id, e);
+  }
+
+  /// Records the return of the library call whose return address was at
+  /// `slot` (ShadowStack::exit_at).
+  void on_libcall_exit(std::uintptr_t slot) {
+    Emitter e{this};
+    stack_.exit_at(slot, e);
+  }
+
+  /// Drops the shadow frames that are not on the real stack any more (see
+  /// ShadowStack::pop_frames_not_on). Cold: after a longjmp or a catch.
+  void resync(const std::uintptr_t* return_addresses, std::size_t n) {
+    Emitter e{this};
+    stack_.pop_frames_not_on(return_addresses, n, e);
+  }
+
+  /// Records the exit of `fn` at stack pointer `sp`; `at_cfa`: the exit
+  /// hook was jumped to after the function's epilogue (ShadowStack::exit).
+  [[gnu::always_inline]] inline void on_exit(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
+    Emitter e{this};
+    stack_.exit(fn, sp, at_cfa, e);
+  }
+
+  /// What enter_fast() and exit_fast() did.
+  enum class FastEvent {
+    kDone,      ///< recorded (the frame pushed or popped, the event encoded)
+    kPut,       ///< the frame pushed or popped; the event still to put()
+    kNotFound,  ///< nothing changed: the caller takes the full path
+  };
+
+  /// on_enter() when it needs no out-of-line work: pushes the frame and,
+  /// when the event extends the encoder's match, encodes it. For hooks that
+  /// keep their out-of-line work in tail calls, so that their fast path
+  /// saves no registers (issue 12). kPut: then put_entry(id).
+  [[gnu::always_inline]] inline FastEvent enter_fast(std::uintptr_t fn, std::uintptr_t call_site,
+                                                     std::uintptr_t sp, std::uint32_t id) {
+    if (id >= 0x8000 || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+      return FastEvent::kNotFound;
+    return put_fast(id) ? FastEvent::kDone : FastEvent::kPut;
+  }
+
+  /// The function ID codec 2's open match predicts for the next event
+  /// (Encoder::next_in_match: 0 = an exit), or a value >= 0x8000 when
+  /// there is no prediction (no match open, another codec). Read-only.
+  [[gnu::always_inline]] inline std::uint32_t predicted_event() const {
+    if (codec_ != format::Codec::kLzRank) [[unlikely]]
+      return RankEncoder::kNoMatch;
+    return rank_encoder().next_in_match();
+  }
+
+  /// enter_fast() for an entry of `fn` whose ID `id` is predicted_event()
+  /// (the caller checked that `id` is `fn`'s, below 0x8000): pushes the
+  /// frame and extends the match, returning true; false when the shadow
+  /// stack needs its full path (nothing changed: then take the entry as
+  /// any other). Saves the entry the lookup of its ID (issue 12).
+  [[gnu::always_inline]] inline bool enter_predicted(std::uintptr_t fn, std::uintptr_t call_site,
+                                                     std::uintptr_t sp, std::uint32_t id) {
+    if (!stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+      return false;
+    rank_encoder().extend_match(id);
+    return true;
+  }
+
+  /// on_exit_top() likewise: kNotFound when the top frame is not `fn`'s
+  /// (then on_exit_below_top() or an excluded function); kPut: put(0).
+  [[gnu::always_inline]] inline FastEvent exit_fast(std::uintptr_t fn, std::uintptr_t sp,
+                                                    bool at_cfa) {
+    struct Deferred {
+      bool emitted = false;
+      void emit_exit() { emitted = true; }
+    } d;
+    if (!stack_.exit_top(fn, sp, at_cfa, d)) [[unlikely]]
+      return FastEvent::kNotFound;
+    if (!d.emitted) return FastEvent::kDone;  // deeper than the record depth
+    return put_fast(0) ? FastEvent::kDone : FastEvent::kPut;
+  }
+
+  /// The event of an entry that enter_fast() left to put (kPut).
+  void put_entry(std::uint32_t id) { Emitter{this}.emit_enter(id); }
+  /// The event of an exit that exit_fast() left to put (kPut).
+  void put_exit() { Emitter{this}.emit_exit(); }
+
+  /// ShadowStack::exit_top: records the exit of `fn` when its frame is on
+  /// top (the common case) and returns true; otherwise returns false and
+  /// records nothing.
+  [[gnu::always_inline]] inline bool on_exit_top(std::uintptr_t fn, std::uintptr_t sp,
+                                                 bool at_cfa) {
+    Emitter e{this};
+    return stack_.exit_top(fn, sp, at_cfa, e);
+  }
+
+  /// The rest of on_exit() after on_exit_top() returned false (frames
+  /// whose exits were missed, unmatched exits).
+  void on_exit_below_top(std::uintptr_t fn, std::uintptr_t sp, bool at_cfa) {
+    Emitter e{this};
+    stack_.exit_below_top(fn, sp, at_cfa, e);
+  }
+
+  /// Swing-door tolerance of the clock samples (PARLOT_CLOCK_TOLERANCE_NS,
+  /// ns; 0 = keep every sample read).
+  void set_clock_tolerance_ns(std::uint64_t ns) { clock_filter_.set_tolerance_ns(ns); }
+
+  /// Record filter PARLOT_MAX_DEPTH (ShadowStack::set_record_depth).
+  void set_record_depth(std::size_t depth) { stack_.set_record_depth(depth); }
+
+  /// Writes the bytes encoded so far as a block now (parlot_flush); a
+  /// pending LZ match stays in the encoder. Returns 0 or the errno of a
+  /// failed write. The caller keeps hooks out (busy flag).
+  int flush_now() {
+    write_encoded();
+    return write_error_;
+  }
+
+  /// True when the idle flusher (idle_flusher.h) should write this trace
+  /// now: it holds events or side records not yet in its file and its last
+  /// write is at least one flush interval older than `now_ns`
+  /// (CLOCK_MONOTONIC). Only while the thread is held out of its hooks.
+  bool idle_flush_due(std::uint64_t now_ns) {
+    if (flush_interval_ns_ == 0 || now_ns - last_flush_ns_ < flush_interval_ns_) return false;
+    return holds_unwritten_data();
+  }
+
+  /// True when the thread holds events or side records not yet in its file
+  /// and may still write (not finished, not discarding, no write error).
+  bool holds_unwritten_data() {
+    if (finished_ || discard_ || write_error_ != 0) return false;
+    return side_used_ > sizeof(format::BlockHeader) || mpi_stage_used_ != 0 ||
+           encoder_holds_events();
+  }
+
+  /// Writes what the thread holds (the encoded events, the pending match
+  /// of codec 2 included, and the side records) on behalf of the idle
+  /// flusher. Only while the thread is held out of its hooks. Cold: file
+  /// writes.
+  void flush_idle() {
+    if (encoder_holds_events()) {
+      write_encoded();  // the side records follow the data block
+    } else {
+      write_side_records();
+    }
+  }
+
+  /// Largest data of one side record add_side_record() takes (bytes).
+  static constexpr std::size_t kMaxSideData = 1024;
+
+  /// Appends a side record (docs/FORMAT.md "Version 2") of `kind` about the
+  /// event with absolute index `event_index` (events() for "the next
+  /// event"), with `n` <= kMaxSideData bytes of `data` (longer data is cut
+  /// to kMaxSideData). Buffered with the clock samples; written as a PAUX
+  /// block when the buffer is full (a file write), after the next data
+  /// block, or at the end. Not for the hot path. The caller keeps hooks out
+  /// (busy flag, IgnoreHooksOnThisThread).
+  /// Kind kMpiCall is gathered into one kind-4 record (kMpiCalls) of up to
+  /// 2 KiB: two to four bytes of framing per call instead of a 16-byte
+  /// header.
+  void add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
+                       std::size_t n);
+
+  /// Closes open frames, flushes the encoder, writes the last block and the
+  /// trailer. Returns 0 or the errno of a failed write (the file then ends
+  /// at its last complete block).
+  int finish();
+
+  /// Ends the trace without writing anything more: its file stays at its
+  /// last complete block, which a reader reports as cut short (a thread
+  /// frozen inside a hook at process end).
+  void leave_cut() { finished_ = true; }
+
+  /// Starts a new file for this thread in a new process directory (fork
+  /// child): fresh encoder and counters, then an entry event for every frame
+  /// still on the shadow stack, so the child's stream is well nested.
+  /// Returns 0 or an errno.
+  int restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids);
+
+  /// Drops the file without writing anything more (fork child: the file
+  /// belongs to the parent). The trace counts as finished afterwards.
+  void abandon_file() { finished_ = true; }
+
+  /// Sink interface of the encoders: writes the filled block. Cold path.
+  void drain(codec::OutputWindow& w);
+
+  /// busy: the thread is inside a hook (or the runtime's own code that
+  /// keeps hooks out).
+  static constexpr int kInHook = 1;
+  /// busy: the thread is paused (parlot_pause); its hooks record nothing.
+  static constexpr int kPaused = 2;
+  /// kInHook | kPaused; zero lets a hook record. Written by the thread
+  /// itself only; read by process end and the signal dispatcher (atomic).
+  std::atomic<int> busy{0};
+  /// Set by the idle flusher while it holds this thread out of its hooks to
+  /// write its data (idle_flusher.h); a hook or the runtime's own code that
+  /// finds it set waits until it is cleared.
+  std::atomic<bool> flush_claim{false};
+  /// Set by the thread while it waits for flush_claim to clear (its busy
+  /// flag up, its trace untouched): a round that writes every thread
+  /// (flush_all_threads_now) may write this one although it looks busy.
+  std::atomic<bool> parked_for_flusher{false};
+  /// The last function the record filter excluded that this thread called
+  /// (0: none): its hooks return after one compare. Any other excluded
+  /// function costs an ID-table lookup, then takes this place.
+  std::uintptr_t last_excluded = 0;
+  /// Signals that arrived while the thread was inside a hook (bit sig - 1),
+  /// deferred to the hook's end (signal_handlers.h); their siginfo below.
+  std::atomic<std::uint64_t> deferred_signals{0};
+  /// Hook calls not recorded because a hook was re-entered (signal handler).
+  std::uint64_t dropped_events = 0;
+  /// Set when the thread's stack was cut without exit hooks (longjmp, a
+  /// C++ catch): the next entry hook checks the shadow stack against the
+  /// real one.
+  /// Atomic: pthread_cancel sets it from another thread.
+  std::atomic<bool> resync_pending{false};
+  /// Set (never cleared) once pthread_cancel was called on the thread: a
+  /// library call it makes may be where the cancellation acts, so each one
+  /// sets resync_pending (hooks.cpp, record_libcall_entry).
+  std::atomic<bool> cancel_requested{false};
+  /// Stack slots [libcall_lo, libcall_hi) whose return-address shadow is
+  /// mapped (libcall_shadow.h): library calls made with their return
+  /// address elsewhere (an alternate signal stack, a coroutine) are not
+  /// recorded. Empty unless PARLOT_LIBCALLS is on.
+  std::uintptr_t libcall_lo = 0;
+  std::uintptr_t libcall_hi = 0;
+  /// Set once the failure of this thread's file was reported.
+  bool failure_reported = false;
+  /// The thread's pthread handle (for pthread_cancel).
+  pthread_t thread{};
+  /// Linked list of live traces, owned by ProcessTrace under its lock.
+  ThreadTrace* prev = nullptr;
+  ThreadTrace* next = nullptr;
+
+  std::uint64_t tid() const { return tid_; }
+  bool finished() const { return finished_; }
+  /// Absolute path of the thread's file.
+  const char* path() const { return path_; }
+  /// Events recorded so far: counted by the countdown (no count beside
+  /// it; with codec 2 the countdown is the encoder's position, countdown()).
+  std::uint64_t events() const {
+    return events_before_countdown_ + (countdown_start_ - countdown());
+  }
+  /// The thread's shadow stack (read-only: call_attributes.cpp checks which
+  /// frame is on top).
+  const ShadowStack& stack() const { return stack_; }
+  /// The errno of the write that failed (the file ends at its last
+  /// complete block), or 0.
+  int write_error() const { return write_error_; }
+
+ private:
+  struct Emitter {
+    ThreadTrace* t;
+    [[gnu::always_inline]] inline void emit_enter(std::uint32_t id) {
+      // Two words in the raw stream. A branch, not an add of the compare:
+      // gcc paired that add with the event count into SSE (7 more instructions).
+      if (id >= 0x8000) [[unlikely]]
+        ++t->large_values_;
+      t->put(id);
+    }
+    [[gnu::always_inline]] inline void emit_exit() { t->put(0); }
+  };
+  using LzEncoder = codec::Encoder<ThreadTrace>;
+  using RawEncoder = codec::RawEncoder<ThreadTrace>;
+  using RankEncoder = codec::v2::Encoder<ThreadTrace>;
+
+  ThreadTrace() = default;
+  int open_file(const char* dir, std::uint64_t thread_index);
+  // Appends `n` bytes to the file; on failure records the error and cuts
+  // the file back to its last complete block.
+  int append(const void* data, std::size_t n);
+  // A new encoder and counters for a new stream. `zeroed_storage`: the
+  // encoder's storage holds only zero bytes (the fresh mapping of create(),
+  // or zero_encoder_storage()), so codec 2 need not write most of its model.
+  void reset_stream(bool zeroed_storage);
+  // Makes the encoder's storage all zero bytes cheaply (its whole pages
+  // dropped with madvise): for a fork child's new stream. False if it could
+  // not (the caller then builds the encoder in full).
+  bool zero_encoder_storage();
+  // Writes the complete part of the buffer when the flush interval passed.
+  void flush_if_due(std::uint64_t now_ns);
+  // Writes what the encoder has produced so far as a block (codec 2 ends
+  // its coder segment first, so the block decodes on its own).
+  void write_encoded();
+  // Every countdown_period_ events: a clock sample and/or the flush check.
+  [[gnu::noinline]] void on_countdown();
+  // Appends a clock sample (event index, CLOCK_MONOTONIC ns) to the side
+  // records; writes them out when their buffer is full.
+  void add_clock_sample(std::uint64_t event_index, std::uint64_t now_ns);
+  // The filter's sink: keeps a sample in the side records.
+  auto clock_sink() {
+    return [this](std::uint64_t index, std::uint64_t ns) { add_clock_sample(index, ns); };
+  }
+  // Writes the buffered side records as one PAUX block.
+  void write_side_records();
+  // Adds one MPI call's data to the staged kind-4 record (moved into the
+  // side records when it is full and whenever they are written).
+  void add_mpi_call(std::uint64_t entry, const void* data, std::size_t n);
+  // Moves the staged MPI calls into the side records as one kind-4 record.
+  void move_mpi_stage_to_side();
+  // Writes the side-record buffer as one PAUX block (the stage excepted),
+  // ended by a block-checksum record (CRC32C of the records before it).
+  void write_side_block();
+
+  /// Events between two looks at the clock for the flush interval.
+  static constexpr std::uint32_t kFlushCheckEvents = 16384;
+  /// Side-record buffer: block header, then records.
+  static constexpr std::size_t kSideBytes = 4096;
+
+  // Appends one event to the stream. Entries go through Emitter::emit_enter,
+  // which also counts IDs that take two raw words. The countdown is the
+  // only per-event cost of clock samples and flush checks; codec 2 counts
+  // it down with its own position (Encoder::set_event_limit), so its fast
+  // path has no counter.
+  [[gnu::always_inline]] inline void put(std::uint32_t v) {
+    if (codec_ == format::Codec::kLzRank) [[likely]] {
+      RankEncoder& e = rank_encoder();
+      in_put_ = 1;  // events() counts this event from here (as the countdown did)
+      if (e.events_to_limit() == 0) [[unlikely]]
+        on_countdown();
+      e.encode(v);
+      in_put_ = 0;
+      return;
+    }
+    if (--flush_countdown_ == 0) [[unlikely]]
+      on_countdown();
+    if (codec_ == format::Codec::kLzZe) {
+      lz_encoder().encode(v);
+    } else {
+      raw_encoder().encode(v);
+    }
+  }
+
+  // put(v) when it needs no out-of-line work (the countdown does not run
+  // out; `v` extends the match, or the raw encoder has room): true.
+  // Otherwise false, nothing changed (then put(v)). Every codec has its
+  // fast case, so codec 1 and PARLOT_COMPRESS=0 (the NC baseline) keep
+  // theirs inline too.
+  [[gnu::always_inline]] inline bool put_fast(std::uint32_t v) {
+    // Codec 2's encoder stops at the countdown's end itself.
+    if (codec_ == format::Codec::kLzRank) [[likely]]
+      return rank_encoder().try_extend(v);
+    if (flush_countdown_ == 1) [[unlikely]]
+      return false;
+    // A compiler barrier: codec_ is read again here, so the tests above
+    // stay compares with memory (no load kept in a register).
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (!(codec_ == format::Codec::kLzZe ? lz_encoder().try_extend(v) : raw_encoder().try_put(v))) {
+      return false;
+    }
+    --flush_countdown_;
+    return true;
+  }
+
+  // Events until on_countdown() (the event that brings it to 0 calls it).
+  // Codec 2: from the encoder's event limit, set to countdown - 1 whenever
+  // the countdown is set; inside put() the event being put is counted.
+  std::uint32_t countdown() const {
+    if (codec_ == format::Codec::kLzRank) {
+      return rank_encoder().events_to_limit() + 1 - in_put_;
+    }
+    return flush_countdown_;
+  }
+  // Sets the countdown to `n` events (n >= 1) after the event being put
+  // (inside put()), or from now (`in_put` false).
+  void set_countdown(std::uint32_t n, bool in_put) {
+    if (codec_ == format::Codec::kLzRank) {
+      rank_encoder().set_event_limit(in_put ? n : n - 1);
+    } else {
+      flush_countdown_ = n;
+    }
+  }
+
+  // The one encoder of the stream lives in encoder_ (constructed by
+  // reset_stream for codec_): the others' pages are never touched.
+  LzEncoder& lz_encoder() { return *std::launder(reinterpret_cast<LzEncoder*>(encoder_)); }
+  RawEncoder& raw_encoder() { return *std::launder(reinterpret_cast<RawEncoder*>(encoder_)); }
+  RankEncoder& rank_encoder() { return *std::launder(reinterpret_cast<RankEncoder*>(encoder_)); }
+  const RankEncoder& rank_encoder() const {
+    return *std::launder(reinterpret_cast<const RankEncoder*>(encoder_));
+  }
+  codec::OutputWindow& encoder_window();
+  // True when the encoder holds events not yet written (codec 1's pending
+  // match excepted: a time-driven write leaves it in the encoder).
+  bool encoder_holds_events();
+
+  ShadowStack stack_{nullptr, 0};
+  format::Codec codec_ = format::Codec::kLzRank;
+  bool discard_ = false;
+  // events() = events_before_countdown_ + countdown_start_ - countdown().
+  std::uint64_t events_before_countdown_ = 0;
+  std::uint64_t large_values_ = 0;  // events >= 0x8000 (4 raw bytes, not 2)
+  std::uint64_t payload_bytes_ = 0;
+  std::uint64_t sequence_ = 0;
+  std::uint64_t closed_at_end_ = 0;
+  std::uint32_t flush_countdown_ = kFlushCheckEvents;   // codecs 1 and raw (codec 2: countdown())
+  std::uint32_t in_put_ = 0;                            // 1 inside put() of codec 2
+  std::uint32_t countdown_start_ = kFlushCheckEvents;   // flush_countdown_'s value when set
+  std::uint32_t countdown_period_ = kFlushCheckEvents;  // events between on_countdown calls
+  std::uint32_t clock_events_ = 0;                      // 0 = no clock samples
+  std::uint32_t flush_check_left_ = kFlushCheckEvents;  // events until the next flush check
+  std::uint64_t flush_interval_ns_ = 0;
+  std::uint64_t last_flush_ns_ = 0;
+  bool finished_ = true;
+  int write_error_ = 0;
+  std::uint64_t file_bytes_ = 0;    // bytes of complete blocks in the file
+  std::uint64_t events_noted_ = 0;  // events() when the last block was written
+  FileIdentity file_id_;
+  std::uint64_t tid_ = 0;
+  std::uint64_t pid_ = 0;
+  std::uint8_t* block_ = nullptr;  // BlockHeader, then payload
+  std::size_t block_bytes_ = 0;
+  std::size_t map_bytes_ = 0;
+  ShadowFrame* frames_ = nullptr;
+  std::size_t frames_bytes_ = 0;
+  static constexpr std::size_t kEncoderBytes =
+      std::max({sizeof(LzEncoder), sizeof(RawEncoder), sizeof(RankEncoder)});
+  alignas(LzEncoder) alignas(RawEncoder) alignas(RankEncoder) unsigned char encoder_[kEncoderBytes];
+  // Side records (docs/FORMAT.md "Version 2"): one open clock-sample record.
+  std::size_t side_used_ = 0;    // bytes of side_ used, block header included
+  std::size_t side_record_ = 0;  // offset of the open record's header, 0 = none
+  // MPI calls gathered for the next kind-4 record (data: framed calls).
+  static constexpr std::size_t kMpiStageBytes = 2048;
+  std::size_t mpi_stage_used_ = 0;
+  std::uint64_t mpi_first_entry_ = 0;  // entry event of its first call
+  std::uint64_t mpi_last_entry_ = 0;   // entry event of its last call
+  alignas(8) std::uint8_t mpi_stage_[kMpiStageBytes];
+  std::uint64_t last_sample_index_ = 0;
+  std::uint64_t last_sample_ns_ = 0;
+  ClockSampleFilter clock_filter_;  // which samples read are kept
+  // The records, then room for the block-checksum record write_side_block()
+  // ends each block with (the records' capacity stays kSideBytes).
+  alignas(8) std::uint8_t side_[kSideBytes + format::kBlockChecksumRecordBytes];
+  char path_[1280] = "";
+
+ public:
+  /// The siginfo of each deferred signal (index sig - 1). Cold: last.
+  siginfo_t deferred_info[64];
+};
+
+}  // namespace parlot::runtime
