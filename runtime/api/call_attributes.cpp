@@ -63,3 +63,12 @@ PARLOT_INTERNAL void parlot_rt_call_attributes(const void* fn, std::uint64_t ent
   const IgnoreHooksOnThisThread ignore;
   t->add_side_record(static_cast<parlot::format::AuxKind>(kind), entry, data, n);
 }
+
+/// Internal (libparlotmpi.so). Makes the calling thread read the clock at
+/// its next recorded event: the MPI wrappers call it before the entry and
+/// the exit hook of every MPI call, so the time of a wait's both ends is
+/// exact (to within PARLOT_CLOCK_TOLERANCE_NS). No-op on a thread without
+/// a trace. A store into the thread's trace; no clock read here.
+PARLOT_INTERNAL void parlot_rt_time_next_event(void) {
+  if (ThreadTrace* t = parlot::runtime::tls_thread_trace) t->force_clock_read();
+}

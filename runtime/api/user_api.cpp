@@ -20,12 +20,27 @@ using parlot::runtime::tls_thread_trace;
 
 #define PARLOT_API extern "C" [[gnu::visibility("default"), gnu::no_instrument_function]]
 
+namespace {
+
+// A clock read of thread `t` between its events (a stall before the call
+// pins the events before it), unless the thread is inside a hook (a signal
+// handler that interrupted one) or paused. Waits while the idle flusher
+// holds the thread.
+[[gnu::no_instrument_function]] void read_clock_between_events(ThreadTrace* t) {
+  if (t->finished() || t->busy.load(std::memory_order_relaxed) != 0) return;
+  const parlot::runtime::IgnoreHooksOnThisThread ignore;
+  t->clock_read_between_events();
+}
+
+}  // namespace
+
 // A thread's pause lives in its trace's busy word (the hooks test it with
 // no extra load) and, for a thread without a trace yet, in its hook state.
 // Only the thread itself writes either.
 PARLOT_API void parlot_pause(void) {
   if (++tls_hook_state.pause_depth != 1) return;
   if (ThreadTrace* t = tls_thread_trace) {
+    read_clock_between_events(t);
     t->busy.store(t->busy.load(std::memory_order_relaxed) | ThreadTrace::kPaused,
                   std::memory_order_release);
   }
@@ -36,6 +51,7 @@ PARLOT_API void parlot_resume(void) {
   if (ThreadTrace* t = tls_thread_trace) {
     t->busy.store(t->busy.load(std::memory_order_relaxed) & ~ThreadTrace::kPaused,
                   std::memory_order_release);
+    read_clock_between_events(t);
   }
 }
 
@@ -75,6 +91,7 @@ PARLOT_API void parlot_mark(const char* label) {
   if (t == nullptr || t->finished() || tracing_stopped()) return;
   if (t->busy.load(std::memory_order_relaxed) != 0) return;  // inside a hook, or paused
   const IgnoreHooksOnThisThread ignore;
+  t->clock_read_between_events();  // a stall before the mark pins the events before it
   t->add_side_record(parlot::format::AuxKind::kMark, t->events(), label, std::strlen(label));
 }
 

@@ -354,6 +354,7 @@ namespace {
   if (const std::uint32_t id = recorded_id(t, f, seen); id != 0) {
     auto* return_address = reinterpret_cast<std::uintptr_t*>(slot);
     const std::uintptr_t call_site = *return_address;
+    t->force_clock_read();  // a library call may wait: its entry's time exact
     if (t->on_libcall_enter(f, call_site, slot, id)) {
       // Minus one: the caller's address as an unwinder reads it
       // (libcall_trampolines.S, the thunk's unwind information).
@@ -374,6 +375,7 @@ namespace {
 // return reached the thunk, or an exception or cancellation unwound it.
 void record_libcall_exit(ThreadTrace* t, std::uintptr_t slot) {
   if (t == nullptr || !raise_busy(t)) return;
+  t->force_clock_read();  // the end of a wait: its exit's time exact
   if (!hooks_off()) {
     t->on_libcall_exit(slot);
   } else {

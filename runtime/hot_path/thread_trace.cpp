@@ -38,6 +38,11 @@ std::uint64_t realtime_ns() {
 std::uint64_t monotonic_ns() {
   return clock_ns(CLOCK_MONOTONIC);
 }
+// The tick first, then the clock: the tick seen changed no later than the
+// time read.
+std::uint32_t tick_now() {
+  return g_clock_tick.load(std::memory_order_acquire);
+}
 
 // LEB128 varint, at most 10 bytes.
 std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
@@ -164,10 +169,15 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
   in_put_ = 0;
   set_countdown(countdown_period_, false);
   flush_check_left_ = kFlushCheckEvents;
+  clock_tick_seen_ = tick_now();
   last_flush_ns_ = monotonic_ns();
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
   mpi_stage_used_ = 0;
+  // The stream's first event is being put (a thread's first hook, a fork
+  // child's first event): the first sample is a read at that event.
+  last_read_next_ = 1;
+  last_read_ns_ = last_flush_ns_;
   if (clock_events_ != 0) clock_filter_.start(0, last_flush_ns_, clock_sink());
 }
 
@@ -176,14 +186,52 @@ void ThreadTrace::on_countdown() {
   countdown_start_ = countdown_period_;
   set_countdown(countdown_period_, true);  // called by put(), for the event being put
   const std::uint64_t events = events_before_countdown_;
-  const std::uint64_t now = monotonic_ns();  // vDSO: no system call
-  if (clock_events_ != 0) clock_filter_.offer(events - 1, now, clock_sink());
+  const std::uint64_t now = read_clock_at_event(events - 1);  // the event being put
   if (flush_check_left_ > countdown_period_) {
     flush_check_left_ -= countdown_period_;
     return;
   }
   flush_check_left_ = kFlushCheckEvents;
   flush_if_due(now);
+}
+
+void ThreadTrace::on_clock_tick() {
+  read_clock_at_event(events() - 1);  // inside put(): events() counts the event being put
+}
+
+std::uint64_t ThreadTrace::read_clock_at_event(std::uint64_t index) {
+  clock_tick_seen_ = tick_now();
+  const std::uint64_t now = monotonic_ns();  // vDSO: no system call
+  if (clock_events_ == 0) return now;
+  clock_between_events(index, now);
+  clock_filter_.offer(index, now, clock_sink());
+  last_read_next_ = index + 1;
+  last_read_ns_ = now;
+  return now;
+}
+
+void ThreadTrace::clock_between_events(std::uint64_t next, std::uint64_t now) {
+  if (clock_events_ == 0 || now < last_read_ns_) return;
+  // Within a tick period of the last read (or no tick running): the events
+  // since that read are placed to within the period already.
+  const std::uint64_t period = g_clock_tick_ns.load(std::memory_order_relaxed);
+  if (period == 0 || now - last_read_ns_ <= period) return;
+  // A stall: the events since the last read saw the tick it saw, so they
+  // happened before the next tick, within one period of that read.
+  if (next > last_read_next_) clock_filter_.offer(next - 1, last_read_ns_, clock_sink());
+  last_read_next_ = next;
+  last_read_ns_ = now;
+}
+
+void ThreadTrace::clock_read_between_events() {
+  if (clock_events_ == 0 || finished_) return;
+  clock_between_events(events(), monotonic_ns());
+}
+
+void ThreadTrace::commit_clock_samples() {
+  if (clock_events_ == 0) return;
+  clock_between_events(events(), monotonic_ns());
+  clock_filter_.commit(clock_sink());
 }
 
 void ThreadTrace::flush_if_due(std::uint64_t now) {
@@ -391,7 +439,14 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   const std::size_t n = static_cast<std::size_t>(w.cur - payload);
   w.cur = payload;
   last_flush_ns_ = monotonic_ns();
-  if (clock_events_ != 0) clock_filter_.keep(events(), last_flush_ns_, clock_sink());
+  if (clock_events_ != 0) {
+    // Between events (inside put(), events() counts the event being put):
+    // the samples read so far go out with this block, none of its own, so
+    // no sample claims a time for an event still to come (a thread that
+    // then waits).
+    clock_between_events(events(), last_flush_ns_);
+    clock_filter_.commit(clock_sink());
+  }
   if (n == 0 || finished_ || write_error_ != 0) return;
   if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
@@ -430,7 +485,11 @@ int ThreadTrace::finish() {
   // The last clock sample (end of the stream) and the side records still
   // buffered go out before the final block.
   const std::uint64_t events = this->events();
-  if (clock_events_ != 0) clock_filter_.keep(events, monotonic_ns(), clock_sink());
+  if (clock_events_ != 0) {
+    const std::uint64_t now = monotonic_ns();
+    clock_between_events(events, now);  // a stall before the end pins the last events
+    clock_filter_.keep(events, now, clock_sink());
+  }
   write_side_records();
   if (discard_) n = 0;  // PARLOT_DISCARD: the final block holds only the count
   std::memmove(payload + count, payload, n);

@@ -19,6 +19,7 @@
 #include "parlot/codec.h"
 #include "parlot/format.h"
 #include "time/clock_sample_filter.h"
+#include "time/clock_tick.h"
 
 namespace parlot::runtime {
 
@@ -101,8 +102,10 @@ class ThreadTrace {
   /// The function ID codec 2's open match predicts for the next event
   /// (Encoder::next_in_match: 0 = an exit), or a value >= 0x8000 when
   /// there is no prediction (no match open, another codec). Read-only.
+  /// Also none when the clock tick changed since the thread's last clock
+  /// read (the event then takes put(), which reads the clock).
   [[gnu::always_inline]] inline std::uint32_t predicted_event() const {
-    if (codec_ != format::Codec::kLzRank) [[unlikely]]
+    if (codec_ != format::Codec::kLzRank || !clock_tick_unchanged()) [[unlikely]]
       return RankEncoder::kNoMatch;
     return rank_encoder().next_in_match();
   }
@@ -155,6 +158,21 @@ class ThreadTrace {
     stack_.exit_below_top(fn, sp, at_cfa, e);
   }
 
+  /// Makes the thread read the clock at its next recorded event (a known
+  /// wait begins or ends there: an MPI call, a library call), so that
+  /// event's time is exact to within the swing-door tolerance. Costs
+  /// nothing until then; the read itself is one clock_gettime (vDSO).
+  void force_clock_read() { clock_tick_seen_ = g_clock_tick.load(std::memory_order_relaxed) - 1; }
+
+  /// A clock read between two events by the thread itself or on its behalf
+  /// (a user-API call, the idle flusher while it holds the thread): every
+  /// event recorded so far happened before now, every later one after.
+  /// When more than a tick period passed since the thread's last read, the
+  /// events since then are pinned to that read (they happened within one
+  /// period of it), so a reader does not spread the stall over them. Not
+  /// from inside a hook. Cold: one clock read.
+  void clock_read_between_events();
+
   /// Swing-door tolerance of the clock samples (PARLOT_CLOCK_TOLERANCE_NS,
   /// ns; 0 = keep every sample read).
   void set_clock_tolerance_ns(std::uint64_t ns) { clock_filter_.set_tolerance_ns(ns); }
@@ -195,6 +213,7 @@ class ThreadTrace {
     if (encoder_holds_events()) {
       write_encoded();  // the side records follow the data block
     } else {
+      commit_clock_samples();  // the samples read so far go out too
       write_side_records();
     }
   }
@@ -338,6 +357,26 @@ class ThreadTrace {
   void write_encoded();
   // Every countdown_period_ events: a clock sample and/or the flush check.
   [[gnu::noinline]] void on_countdown();
+  // The first event after the clock tick changed (or force_clock_read()):
+  // a clock read for the event being put.
+  [[gnu::noinline]] void on_clock_tick();
+  // True while the tick is the one the thread's last clock read saw. One
+  // load of a global and one compare: the hot path's only cost of the tick.
+  [[gnu::always_inline]] inline bool clock_tick_unchanged() const {
+    return g_clock_tick.load(std::memory_order_relaxed) == clock_tick_seen_;
+  }
+  // Reads the clock for event `index` (being put now): a sample offered to
+  // the filter, after the stall sample clock_between_events() may add.
+  // Returns the time read (CLOCK_MONOTONIC ns).
+  std::uint64_t read_clock_at_event(std::uint64_t index);
+  // A clock read `now` between events `next` - 1 and `next` (see
+  // clock_read_between_events): offers the stall sample (next - 1, time of
+  // the last read) when more than a tick period passed since that read and
+  // events were recorded after it, and makes `now` the last read.
+  void clock_between_events(std::uint64_t next, std::uint64_t now);
+  // A clock read between events now, then the filter's pending sample kept
+  // (a write of side records without a data block).
+  void commit_clock_samples();
   // Appends a clock sample (event index, CLOCK_MONOTONIC ns) to the side
   // records; writes them out when their buffer is full.
   void add_clock_sample(std::uint64_t event_index, std::uint64_t now_ns);
@@ -370,14 +409,20 @@ class ThreadTrace {
     if (codec_ == format::Codec::kLzRank) [[likely]] {
       RankEncoder& e = rank_encoder();
       in_put_ = 1;  // events() counts this event from here (as the countdown did)
-      if (e.events_to_limit() == 0) [[unlikely]]
+      if (e.events_to_limit() == 0) [[unlikely]] {
         on_countdown();
+      } else if (!clock_tick_unchanged()) [[unlikely]] {
+        on_clock_tick();
+      }
       e.encode(v);
       in_put_ = 0;
       return;
     }
-    if (--flush_countdown_ == 0) [[unlikely]]
+    if (--flush_countdown_ == 0) [[unlikely]] {
       on_countdown();
+    } else if (!clock_tick_unchanged()) [[unlikely]] {
+      on_clock_tick();
+    }
     if (codec_ == format::Codec::kLzZe) {
       lz_encoder().encode(v);
     } else {
@@ -391,10 +436,11 @@ class ThreadTrace {
   // fast case, so codec 1 and PARLOT_COMPRESS=0 (the NC baseline) keep
   // theirs inline too.
   [[gnu::always_inline]] inline bool put_fast(std::uint32_t v) {
-    // Codec 2's encoder stops at the countdown's end itself.
+    // Codec 2's encoder stops at the countdown's end itself; a changed
+    // clock tick sends the event to put().
     if (codec_ == format::Codec::kLzRank) [[likely]]
-      return rank_encoder().try_extend(v);
-    if (flush_countdown_ == 1) [[unlikely]]
+      return clock_tick_unchanged() && rank_encoder().try_extend(v);
+    if (flush_countdown_ == 1 || !clock_tick_unchanged()) [[unlikely]]
       return false;
     // A compiler barrier: codec_ is read again here, so the tests above
     // stay compares with memory (no load kept in a register).
@@ -449,6 +495,7 @@ class ThreadTrace {
   std::uint64_t closed_at_end_ = 0;
   std::uint32_t flush_countdown_ = kFlushCheckEvents;   // codecs 1 and raw (codec 2: countdown())
   std::uint32_t in_put_ = 0;                            // 1 inside put() of codec 2
+  std::uint32_t clock_tick_seen_ = 0;                   // g_clock_tick at the last clock read
   std::uint32_t countdown_start_ = kFlushCheckEvents;   // flush_countdown_'s value when set
   std::uint32_t countdown_period_ = kFlushCheckEvents;  // events between on_countdown calls
   std::uint32_t clock_events_ = 0;                      // 0 = no clock samples
@@ -481,6 +528,11 @@ class ThreadTrace {
   alignas(8) std::uint8_t mpi_stage_[kMpiStageBytes];
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
+  // The thread's last clock read: every event from last_read_next_ on
+  // happened after last_read_ns_ (CLOCK_MONOTONIC ns); those that saw the
+  // tick unchanged since, within one tick period of it.
+  std::uint64_t last_read_next_ = 0;
+  std::uint64_t last_read_ns_ = 0;
   ClockSampleFilter clock_filter_;  // which samples read are kept
   // The records, then room for the block-checksum record write_side_block()
   // ends each block with (the records' capacity stays kSideBytes).

@@ -547,6 +547,7 @@ void write_c_wrapper(std::ostream& out, const Function& f, const std::vector<Arg
   out << "  parlot_next_" << f.name << "_t parlot_next_fn = (parlot_next_" << f.name
       << "_t)parlot_mpi_next((void**)&parlot_next_" << f.name << ", \"" << f.name << "\");\n";
   out << "  void* const parlot_call_site = __builtin_return_address(0);\n";
+  out << "  parlot_mpi_time_next_event();\n";  // the call may wait: its entry's time exact
   out << "  __cyg_profile_func_enter((void*)&" << f.name << ", parlot_call_site);\n";
   if (rules != nullptr) {
     // The only cost of PARLOT_MPI_ARGS when it is off: a load and a branch.
@@ -559,6 +560,7 @@ void write_c_wrapper(std::ostream& out, const Function& f, const std::vector<Arg
     out << "  " << (returns ? f.return_type + " parlot_result = " : "") << "parlot_next_fn("
         << argument_list(f) << ");\n";
   }
+  out << "  parlot_mpi_time_next_event();\n";  // and its exit's
   out << "  __cyg_profile_func_exit((void*)&" << f.name << ", parlot_call_site);\n";
   if (returns) out << "  return parlot_result;\n";
   out << "}\n\n";
@@ -604,6 +606,7 @@ void write_fortran_wrapper(std::ostream& out, const Function& f, const std::stri
   out << "  parlot_next_" << symbol << "_t parlot_next_fn = (parlot_next_" << symbol
       << "_t)parlot_mpi_next((void**)&parlot_next_" << symbol << ", \"" << symbol << "\");\n";
   out << "  void* const parlot_call_site = __builtin_return_address(0);\n";
+  out << "  parlot_mpi_time_next_event();\n";  // the call may wait: its entry's time exact
   out << "  __cyg_profile_func_enter((void*)&" << f.name << ", parlot_call_site);\n";
   if (rules != nullptr) {
     out << "  if (__builtin_expect(parlot_mpi_args, 0))\n    parlot_args_" << symbol
@@ -612,6 +615,7 @@ void write_fortran_wrapper(std::ostream& out, const Function& f, const std::stri
     out << "  " << (ret != "void" ? ret + " parlot_result = " : "") << "parlot_next_fn(" << args
         << ");\n";
   }
+  out << "  parlot_mpi_time_next_event();\n";  // and its exit's
   out << "  __cyg_profile_func_exit((void*)&" << f.name << ", parlot_call_site);\n";
   if (ret != "void") out << "  return parlot_result;\n";
   out << "}\n\n";

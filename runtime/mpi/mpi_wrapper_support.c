@@ -21,3 +21,16 @@ __attribute__((no_instrument_function)) void* parlot_mpi_next(void** slot, const
   __atomic_store_n(slot, next, __ATOMIC_RELEASE);
   return next;
 }
+
+/* runtime/call_attributes.cpp; NULL without the runtime. */
+typedef void (*parlot_time_next_event_t)(void);
+static parlot_time_next_event_t parlot_time_next_event;
+
+__attribute__((constructor, no_instrument_function)) static void parlot_mpi_time_init(void) {
+  parlot_time_next_event =
+      (parlot_time_next_event_t)dlsym(RTLD_DEFAULT, "parlot_rt_time_next_event");
+}
+
+__attribute__((no_instrument_function)) void parlot_mpi_time_next_event(void) {
+  if (parlot_time_next_event != NULL) parlot_time_next_event();
+}

@@ -19,6 +19,12 @@ void __cyg_profile_func_exit(void* fn, void* call_site);
    naming it, as the dynamic loader would. */
 void* parlot_mpi_next(void** slot, const char* name);
 
+/* Makes the calling thread read the clock at its next recorded event (the
+   runtime's parlot_rt_time_next_event, found at load; nothing without the
+   runtime): called before a wrapper's entry and exit hooks, so both ends of
+   an MPI call, which may wait, have exact times. */
+void parlot_mpi_time_next_event(void);
+
 /* A wrapper is exported and never instrumented. */
 #define PARLOT_MPI_WRAPPER __attribute__((visibility("default"), no_instrument_function))
 

@@ -1,5 +1,6 @@
 #include "process/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -67,6 +68,9 @@ Config read_config() {
   parse_size("PARLOT_FLUSH_MS", 0, 3600u * 1000u, c.flush_ms);
   parse_size("PARLOT_CLOCK_EVENTS", 0, std::size_t{1} << 20, c.clock_events);
   parse_size("PARLOT_CLOCK_TOLERANCE_NS", 0, std::size_t{1} << 40, c.clock_tolerance_ns);
+  if (parse_size("PARLOT_CLOCK_TICK_US", 0, 10000000, c.clock_tick_us) && c.clock_tick_us != 0) {
+    c.clock_tick_us = std::max<std::size_t>(c.clock_tick_us, 50);
+  }
   parse_size("PARLOT_MAX_FUNCTIONS", 1024, std::size_t{1} << 30, c.max_functions);
   parse_size("PARLOT_STACK_FRAMES", 64, std::size_t{1} << 26, c.stack_frames);
   parse_size("PARLOT_MAX_DEPTH", 1, std::size_t{1} << 26, c.record_depth);

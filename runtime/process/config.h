@@ -31,6 +31,12 @@ struct Config {
   /// would miss some read sample by more than this (swing-door filter); 0
   /// keeps every sample. Ignored when clock_events is 1 (all kept).
   std::size_t clock_tolerance_ns = 50000;
+  /// PARLOT_CLOCK_TICK_US: period of the process-wide clock tick (us; 0 =
+  /// none, else at least 50): a thread reads the clock at its first event
+  /// after each tick, which bounds every event's time error by about this
+  /// period plus clock_tolerance_ns (docs/DESIGN.md). Advanced by the idle
+  /// flusher's thread: none without it (PARLOT_FLUSH_MS=0).
+  std::size_t clock_tick_us = 1000;
   /// PARLOT_MAX_FUNCTIONS: distinct functions per process (default 1 Mi).
   std::size_t max_functions = 1u << 20;
   /// PARLOT_STACK_FRAMES: shadow-stack capacity per thread in frames

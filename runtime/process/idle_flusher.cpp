@@ -5,6 +5,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "process/thread_fence.h"
 #include "process/thread_index.h"
 #include "process/thread_registry.h"
+#include "time/clock_tick.h"
 #include "time/monotonic_clock.h"
 
 namespace parlot::runtime {
@@ -146,22 +148,59 @@ bool flusher_should_run() {
   return !tracing_stopped() && g_stop_flusher.load(std::memory_order_acquire) == 0;
 }
 
+// Advances the clock tick (clock_tick.h) when its time `next_tick` has
+// come, and publishes its period `tick_ns` (0: none) for the threads' stall
+// detection. Returns the next tick's time. A tick late by more than a period
+// (this thread descheduled) is not made up: the next comes a period later.
+std::uint64_t advance_clock_tick(std::uint64_t tick_ns, std::uint64_t next_tick,
+                                 std::uint64_t now) {
+  if (tick_ns == 0) {
+    g_clock_tick_ns.store(0, std::memory_order_relaxed);
+    return 0;
+  }
+  if (next_tick == 0) {  // the first tick: the period published from its time on
+    g_clock_tick.fetch_add(1, std::memory_order_release);
+    g_clock_tick_ns.store(tick_ns, std::memory_order_relaxed);
+    return now + tick_ns;
+  }
+  if (now < next_tick) return next_tick;
+  g_clock_tick.fetch_add(1, std::memory_order_release);
+  next_tick += tick_ns;
+  return next_tick <= now ? now + tick_ns : next_tick;
+}
+
 void* flusher_main(void*) {
   ignore_hooks_on_this_thread_for_good();
   g_flusher_tid.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
+  // The tick's wake-ups on time: 1 us of timer slack, not the default 50.
+  prctl(PR_SET_TIMERSLACK, 1000ul, 0ul, 0ul, 0ul);
 
+  std::uint64_t next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
+  std::uint64_t next_tick = 0;
   while (flusher_should_run()) {
-    const std::uint64_t ns = g_period_ns.load(std::memory_order_relaxed);
+    const std::uint64_t tick_ns = g_clock_tick_period_ns.load(std::memory_order_acquire);
+    std::uint64_t now = monotonic_ns();
+    next_tick = advance_clock_tick(tick_ns, next_tick, now);
+    const std::uint64_t wake = next_tick != 0 && next_tick < next_round ? next_tick : next_round;
+    const std::uint64_t ns = wake > now ? wake - now : 0;
     const timespec period{static_cast<time_t>(ns / 1000000000u),
                           static_cast<long>(ns % 1000000000u)};
     const std::uint32_t seen = g_wake_word.load(std::memory_order_acquire);
-    if (!forced_round_pending() && flusher_should_run()) sleep_unless_woken(seen, period);
+    if (ns != 0 && !forced_round_pending() && flusher_should_run()) {
+      sleep_unless_woken(seen, period);
+    }
     if (!flusher_should_run()) break;
+    now = monotonic_ns();
+    next_tick = advance_clock_tick(tick_ns, next_tick, now);
     const std::uint32_t asked = g_forced_asked.load(std::memory_order_acquire);
-    flush_round(asked != g_forced_done.load(std::memory_order_acquire));
+    const bool forced = asked != g_forced_done.load(std::memory_order_acquire);
+    if (!forced && now < next_round) continue;  // a tick, or woken for a new tick period
+    flush_round(forced);
     g_forced_done.store(asked, std::memory_order_release);
     patch_library_calls_of_new_objects();
+    next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   }
+  g_clock_tick_ns.store(0, std::memory_order_relaxed);  // no tick from here on
   return nullptr;
 }
 
@@ -200,6 +239,7 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
   std::uint64_t ns = flush_ms * 1000000u / 2;
   if (ns < 1000000u) ns = 1000000u;
   g_period_ns.store(ns, std::memory_order_relaxed);
+  wake_flusher();  // one started before main takes the clock tick's period now
   return launch_flusher();
 }
 
@@ -236,6 +276,7 @@ namespace {
 }  // namespace
 
 void idle_flusher_after_fork_in_child() {
+  g_clock_tick_ns.store(0);  // no tick until the child's flusher runs
   g_flusher_pid.store(0);
   g_flusher_tid.store(0);
   g_stop_flusher.store(0);
@@ -273,6 +314,7 @@ bool flush_all_threads_now(std::uint64_t timeout_ns) {
 bool pause_idle_flusher() {
   const pid_t self = getpid();
   if (g_flusher_pid.load() != self) return false;
+  g_clock_tick_ns.store(0);  // the tick stops: no stall detection meanwhile
   g_stop_flusher.store(1, std::memory_order_release);
   wake_flusher();
   // The thread publishes its id first thing; then it is gone once the

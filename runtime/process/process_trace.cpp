@@ -18,6 +18,7 @@
 #include "process/function_filter.h"
 #include "process/idle_flusher.h"
 #include "process/process_state.h"
+#include "time/clock_tick.h"
 #include "process/signal_handlers.h"
 #include "process/thread_fence.h"
 
@@ -62,6 +63,7 @@ void initialise_process() {
   // The flusher's handshake needs an exact fence (membarrier): where the
   // kernel has none, fence_all_threads() only sleeps, which is enough at
   // process end but not for writing a live thread's data.
+  set_clock_tick_period(g_config.clock_tick_us, g_config.clock_events);  // the flusher ticks
   if (ok && g_membarrier_ready && g_config.flush_ms != 0) enable_idle_flush_rounds();
   if (ok && g_membarrier_ready && !start_idle_flusher(g_config.flush_ms)) {
     log_line("cannot start the idle flusher thread: SIGKILL may lose an idle thread's last events");

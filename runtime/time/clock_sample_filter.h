@@ -61,6 +61,15 @@ class ClockSampleFilter {
     high_ = std::min(high_, (dt + tol) / di);
   }
 
+  /// Keeps the pending candidate, if any, and starts the next segment from
+  /// it (a flush: the samples kept so far then place every sample offered
+  /// so far, without a sample of its own). `keep` is called for it.
+  template <class Keep>
+  void commit(Keep&& keep_fn) {
+    if (tolerance_ns_ == 0 || !has_candidate_) return;  // tolerance 0: all kept already
+    start(candidate_index_, candidate_ns_, keep_fn);
+  }
+
   /// A sample that must be kept (a flush, the thread's end): offered first,
   /// so the pending candidate is kept when the line to this one would miss
   /// the tolerance, then kept and made the start of the next segment.

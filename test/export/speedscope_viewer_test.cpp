@@ -131,8 +131,10 @@ TEST_F(SpeedscopeViewer, ScreenshotIsAPictureOfTheFlameChart) {
   EXPECT_EQ(big_endian(data, 20), static_cast<std::uint32_t>(kHeight));
 #if PARLOT_HAVE_PNG
   // The flame chart and its minimap paint frames in colour over much of
-  // the page; speedscope's welcome page (a profile not loaded) has about
-  // 3% coloured pixels (its button and links), an error page none.
+  // the page (7-8% for the main thread, which spends much of its time
+  // waiting for its workers with few frames open); speedscope's welcome
+  // page (a profile not loaded) has about 3% coloured pixels (its button
+  // and links), an error page none.
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   ASSERT_TRUE(png_image_begin_read_from_file(&image, png.c_str())) << image.message;
@@ -145,7 +147,7 @@ TEST_F(SpeedscopeViewer, ScreenshotIsAPictureOfTheFlameChart) {
     if (hi - lo > 24) ++coloured;  // saturated: not white, grey or black
   }
   const double fraction = static_cast<double>(coloured) / static_cast<double>(rgb.size() / 3);
-  EXPECT_GT(fraction, 0.08) << png;
+  EXPECT_GT(fraction, 0.05) << png;
 #else
   ADD_FAILURE() << "built without libpng (scripts/install-deps.sh installs libpng-dev)";
 #endif
