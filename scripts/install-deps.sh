@@ -2,8 +2,20 @@
 # Installs the Debian packages Parlot needs to build and test, when missing,
 # plus any packages named as arguments (scripts/install-bench-deps.sh), and
 # the speedscope npm package (pinned) into build-deps/npm for the viewer test.
+# `--minimal` installs only what the runtime, the reader and the examples
+# need to build (scripts/demo.sh): no test tools, no viewers, no npm.
 # Debian 12; run as root (CI is) or with sudo available.
 set -euo pipefail
+minimal=0
+if [ "${1:-}" = --minimal ]; then
+  minimal=1
+  shift
+fi
+minimal_packages=(
+  build-essential cmake ninja-build pkg-config
+  gcc g++ libunwind-dev libdw-dev libelf-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+)
 packages=(
   build-essential cmake ninja-build pkg-config git
   gcc g++ gfortran clang
@@ -23,6 +35,7 @@ packages=(
 )
 # npm installs speedscope below; Debian's npm when the machine has none.
 command -v npm >/dev/null || packages+=(npm)
+[ "$minimal" = 0 ] || packages=("${minimal_packages[@]}" "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,6 +48,8 @@ if [ ${#missing[@]} -ne 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+[ "$minimal" = 0 ] || exit 0
 
 # speedscope's static files, served to Chromium by the viewer test
 # (CMake's PARLOT_SPEEDSCOPE_DIR points at its dist/release).
