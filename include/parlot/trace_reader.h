@@ -193,8 +193,22 @@ class ThreadEventReader {
   /// Events returned so far.
   std::uint64_t events_read() const { return events_read_; }
 
+  /// For a file still being written (a live process): reads the block
+  /// headers (and side records) the file gained since it was opened or last
+  /// refreshed, from where the last scan stopped, updating summary(); after
+  /// it, next_batch() goes on with the events of the new blocks, the
+  /// decoder's state kept (no event is decoded twice). Returns true when
+  /// blocks (or the trailer) were added. Does nothing once the file has
+  /// its trailer.
+  /// Throws FormatError as the constructor does.
+  bool refresh();
+
  private:
   bool load_next_block();
+  /// Walks block headers from scan_offset_ up to the file's end (size
+  /// `size`), filling summary_; stops at a trailer, the end, or a block cut
+  /// short (summary_.damage). Throws FormatError on a malformed block.
+  void scan_blocks(std::uint64_t size);
 
   ThreadTraceSummary summary_;
   std::ifstream in_;
@@ -206,6 +220,9 @@ class ThreadEventReader {
   std::vector<std::uint32_t> batch_;
   std::unique_ptr<codec::Decoder> decoder_;
   bool done_ = false;
+  std::uint64_t scan_offset_ = 0;    ///< file offset of the next block header to scan
+  std::uint64_t scan_sequence_ = 0;  ///< its expected sequence number
+  std::uint64_t header_flags_ = 0;   ///< the file header's flags
 };
 
 /// One process directory: its metadata, load map, function table and thread

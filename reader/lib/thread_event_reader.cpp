@@ -205,9 +205,24 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   summary_.codec = static_cast<format::Codec>(h.codec);
   summary_.start_ns = h.start_ns;
 
+  header_flags_ = h.flags;
+  scan_offset_ = h.header_bytes;
+  scan_blocks(size);
+  next_block_offset_ = h.header_bytes;
+  // The decoder (codec 2: a 1 MiB model) and the batch are made by the
+  // first next_batch(): opening a file for its summary costs neither.
+}
+
+void ThreadEventReader::scan_blocks(std::uint64_t size) {
   // Walk the block headers: structure first, data later.
-  std::uint64_t off = h.header_bytes;
-  for (std::uint64_t seq = 0;; ++seq) {
+  const std::filesystem::path& path = summary_.path;
+  const std::uint16_t version = summary_.version;
+  summary_.damage.clear();
+  summary_.damage_offset = 0;
+  summary_.ends_at_block_boundary = false;
+  in_.clear();
+  std::uint64_t& off = scan_offset_;
+  for (std::uint64_t& seq = scan_sequence_;; ++seq) {
     if (off == size) {
       summary_.damage = "file ends without a trailer (the trace was cut short)";
       summary_.damage_offset = off;
@@ -222,7 +237,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       summary_.damage_offset = off;
       break;
     }
-    const bool side = b.magic == format::kAuxBlockMagic && h.version >= 2;
+    const bool side = b.magic == format::kAuxBlockMagic && version >= 2;
     if (b.magic != format::kBlockMagic && b.magic != format::kFinalBlockMagic &&
         b.magic != format::kTrailerMagic && !side) {
       throw FormatError(path, off, "bad block magic");
@@ -245,7 +260,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       std::vector<std::uint8_t> payload(b.payload_bytes);
       in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
       parse_side_records(path, off + sizeof b, payload, summary_,
-                         (h.flags & format::kTraceFlagAuxChecksums) != 0);
+                         (header_flags_ & format::kTraceFlagAuxChecksums) != 0);
       ++summary_.side_blocks;
       off += sizeof b + b.payload_bytes;
       continue;
@@ -313,9 +328,22 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
                    [](const MpiCallArguments& a, const MpiCallArguments& b) {
                      return a.event_index < b.event_index;
                    });
-  next_block_offset_ = h.header_bytes;
-  // The decoder (codec 2: a 1 MiB model) and the batch are made by the
-  // first next_batch(): opening a file for its summary costs neither.
+}
+
+bool ThreadEventReader::refresh() {
+  if (summary_.trailer) return false;
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(summary_.path, ec);
+  if (ec || size <= scan_offset_) return false;
+  const std::uint64_t blocks = summary_.blocks;
+  const std::uint64_t side_blocks = summary_.side_blocks;
+  summary_.file_bytes = size;
+  scan_blocks(size);
+  if (summary_.blocks == blocks && summary_.side_blocks == side_blocks && !summary_.trailer) {
+    return false;
+  }
+  done_ = false;
+  return true;
 }
 
 ThreadEventReader::~ThreadEventReader() {

@@ -29,10 +29,12 @@ int main(int argc, char** argv) {
   parlot::tool::add_classes_command(app, exit_status);
   parlot::tool::add_stacks_command(app, exit_status);
   parlot::tool::add_diff_command(app, exit_status);
+  parlot::tool::add_top_command(app, exit_status);
   // `trace` streams its output: a progress bar would cut through it on the
   // same terminal.
   const bool streams_to_terminal =
-      argc > 1 && std::strcmp(argv[1], "trace") == 0 && ::isatty(STDOUT_FILENO) == 1;
+      argc > 1 && (std::strcmp(argv[1], "trace") == 0 || std::strcmp(argv[1], "top") == 0) &&
+      ::isatty(STDOUT_FILENO) == 1;
   try {
     // Erased before any error below is printed.
     const auto progress =

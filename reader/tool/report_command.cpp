@@ -1,5 +1,8 @@
-// parlot-read report: per function, calls, total (inclusive) and self
-// (exclusive) cost and the deepest call depth, like `uftrace report`; with
+// parlot-read report: by default the time statistics, answer first
+// (report_summary.h: where the time goes, top functions, each rank's split
+// into computation, MPI and I/O, load imbalance); with --by function, per
+// function, calls, total (inclusive) and self (exclusive) cost and the
+// deepest call depth, like `uftrace report`; with
 // --by thread or --by rank, one row per thread or per process (rank), like
 // `uftrace report --task`; with --diff, the same columns as deltas against
 // another trace. Functions are merged by name over every selected thread and
@@ -13,6 +16,9 @@
 #include "commands.h"
 #include "export/call_tree_collector.h"
 #include "export_trace.h"
+#include "report_summary.h"
+#include "time_bound.h"
+#include "time_stats_collector.h"
 #include "trace_input.h"
 #include "visible_text.h"
 
@@ -25,7 +31,9 @@ struct ReportOptions {
   Selection selection;
   analysis::FunctionFilter filter;
   std::string sort = "total";
-  std::string by = "function";
+  std::string by = "summary";
+  std::string format = "text";
+  std::size_t top = 10;
   bool simplify = false;
 };
 
@@ -252,9 +260,33 @@ void print_diff(const Report& base, const Report& other, const ReportOptions& o)
   }
 }
 
+/// The default view: the time statistics (report_summary.h).
+void print_summary(const ReportOptions& o) {
+  const auto processes = open_run(o.dir, o.selection);
+  bool ranked = false;
+  for (const auto& p : processes) ranked = ranked || !p.metadata.rank.empty();
+  SummaryInput in;
+  in.ranked = ranked;
+  in.top = o.top;
+  in.axis = choose_time_axis(processes, o.selection);
+  in.bound = measure_time_bound(processes, o.selection);
+  TimeStatsCollector collector(ranked);
+  export_trace(processes, o.selection, {}, in.axis, o.simplify, o.filter, collector);
+  in.stats = &collector.stats();
+  fmt::print("{}", o.format == "json" ? summary_json(in) : summary_text(in));
+}
+
 int run_report(ReportOptions o) {
   if (o.by == "process") o.by = "rank";
   const analysis::FunctionMatcher check(o.filter);  // a bad pattern fails before any work
+  if (o.format == "json" && (o.by != "summary" || !o.diff.empty())) {
+    throw CLI::ValidationError("--format", "json is the summary's format (no --by, no --diff)");
+  }
+  if (o.by == "summary" && o.diff.empty()) {
+    print_summary(o);
+    return 0;
+  }
+  if (o.by == "summary") o.by = "function";  // --diff: per function
   const Report base = make_report(o.dir, o);
   if (o.diff.empty()) {
     print_report(base, o);
@@ -271,8 +303,9 @@ void add_report_command(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Per function (or per thread or rank): calls, total and self cost, max depth (like uftrace "
-      "report)");
+      "Time statistics: where the time goes (computation, MPI communication, MPI waiting, I/O), "
+      "top functions, per rank and thread, load imbalance; or per function, thread or rank: "
+      "calls, total and self cost, max depth (like uftrace report)");
   cmd->add_option("dir", options->dir, "Trace directory")->required();
   cmd->add_option("--diff", options->diff, "Print deltas OTHER - DIR instead");
   cmd->add_option("--pid", options->selection.pid, "Only this process");
@@ -283,10 +316,14 @@ void add_report_command(CLI::App& app, int& exit_status) {
       ->check(CLI::IsMember({"calls", "self", "total"}))
       ->capture_default_str();
   cmd->add_option("--by", options->by,
-                  "One row per function, per thread (like uftrace report --task) or per rank "
-                  "(process; `process` is the same)")
-      ->check(CLI::IsMember({"function", "thread", "rank", "process"}))
+                  "summary: the time statistics; or one row per function, per thread (like "
+                  "uftrace report --task) or per rank (process; `process` is the same)")
+      ->check(CLI::IsMember({"summary", "function", "thread", "rank", "process"}))
       ->capture_default_str();
+  cmd->add_option("--format", options->format, "Summary as text or as one JSON object")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--top", options->top, "Summary: rows per list (0 = all)")->capture_default_str();
   cmd->add_flag("--simplify", options->simplify,
                 "Shorter C++ names: template arguments collapsed, std-library noise removed");
   cmd->callback([options, &exit_status] { exit_status = run_report(*options); });

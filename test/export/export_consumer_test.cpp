@@ -539,7 +539,7 @@ TEST_F(ExportConsumers, ClockSamplesGiveARealTimeAxis) {
     // The run took more than 10 us and less than the test's timeout.
     EXPECT_GT(largest, 10.0);
     EXPECT_LT(largest, 120e6);
-    r = parlot_read({"report", dir.string()});
+    r = parlot_read({"report", "--by", "function", dir.string()});
     EXPECT_THAT(r.out, HasSubstr("total ns"));
   }
 }
@@ -575,8 +575,8 @@ std::string fmt_row(const std::string& total, const std::string& calls,
 }
 
 TEST_F(ExportConsumers, ReportCallsEqualStatsAndSelfCostsAddUpToTheEvents) {
-  const RunResult r =
-      parlot_read({"report", "--sort", "calls", trace("quicksort_threads").string()});
+  const RunResult r = parlot_read(
+      {"report", "--by", "function", "--sort", "calls", trace("quicksort_threads").string()});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# time axis: logical clock"));
   const auto rows = parse_report(r.out);
@@ -841,7 +841,7 @@ TEST_F(ExportConsumers, ReportByThreadAndByRankHaveExactColumns) {
       << r.out;
 
   // Per function under the same filter: the workers' outermost calls.
-  r = parlot_read({"report", "--exclude", "^worker$", dir});
+  r = parlot_read({"report", "--by", "function", "--exclude", "^worker$", dir});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto rows = parse_report(r.out);
   std::map<std::string, ReportRow> by_name(rows.begin(), rows.end());
