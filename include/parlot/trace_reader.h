@@ -67,6 +67,19 @@ struct ProcessMetadata {
   /// full disk: ENOSPC), or 0: its thread files end at their last complete
   /// block.
   int write_error = 0;
+  /// The runtime's clock settings (docs/DESIGN.md, "Time as side records"),
+  /// absent in traces of runtimes that did not record them: a clock read
+  /// every `clock_events` events (0: no clock samples; 1: every event timed),
+  /// the swing-door tolerance `clock_tolerance_ns` (ns) and the clock tick's
+  /// period `clock_tick_ns` (ns; 0: no tick ran) and the most any tick came
+  /// late, `clock_tick_late_ns` (ns: the ticking thread descheduled). An
+  /// event's time is then right to within clock_tick_ns + clock_tick_late_ns
+  /// + clock_tolerance_ns (tick > 0), both ends of an MPI or library call to
+  /// within clock_tolerance_ns.
+  std::optional<std::uint64_t> clock_events;
+  std::optional<std::uint64_t> clock_tolerance_ns;
+  std::optional<std::uint64_t> clock_tick_ns;
+  std::optional<std::uint64_t> clock_tick_late_ns;
 };
 
 /// Parses a "process" file. Throws FormatError.

@@ -43,6 +43,14 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
       m.threads = number();
     } else if (key == "functions") {
       m.functions = number();
+    } else if (key == "clock_events") {
+      m.clock_events = number();
+    } else if (key == "clock_tolerance_ns") {
+      m.clock_tolerance_ns = number();
+    } else if (key == "clock_tick_ns") {
+      m.clock_tick_ns = number();
+    } else if (key == "clock_tick_late_ns") {
+      m.clock_tick_late_ns = number();
     } else if (key == "write_error") {
       m.write_error = static_cast<int>(std::min<std::uint64_t>(number(), 1u << 30));
     }  // unknown keys are skipped: later minor additions stay readable

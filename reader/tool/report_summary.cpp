@@ -192,6 +192,13 @@ std::string summary_json(const SummaryInput& in) {
                {"bound", in.bound.text()},
                {"exact", in.bound.exact},
                {"max_span_ns", in.bound.max_span_ns},
+               // The stated bound of an event's time (ns): the runtime's
+               // recorded tick + tolerance, else the largest sample span.
+               {"bound_ns", in.bound.exact      ? 0
+                            : in.bound.recorded ? in.bound.recorded_bound_ns
+                                                : in.bound.max_span_ns},
+               {"call_end_bound_ns", in.bound.recorded ? in.bound.recorded_tolerance_ns
+                                                       : in.bound.max_span_ns},
                {"events", in.bound.events},
                {"timed_events", in.bound.timed_events}};
   j["total"] = program.total();

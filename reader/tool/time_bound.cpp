@@ -13,6 +13,15 @@ std::string TimeBound::text() const {
   if (exact) {
     return "exact: every event has its own clock sample (PARLOT_CLOCK_EVENTS=1)";
   }
+  if (recorded) {
+    return fmt::format(
+        "every event within {:.3f} ms of its true time (the runtime's clock tick, its largest "
+        "delay and the swing-door tolerance, as recorded); both ends of every MPI and library "
+        "call within "
+        "{:.3f} ms",
+        static_cast<double>(recorded_bound_ns) / 1e6,
+        static_cast<double>(recorded_tolerance_ns) / 1e6);
+  }
   const double percent =
       events == 0 ? 100.0 : 100.0 * static_cast<double>(timed_events) / static_cast<double>(events);
   return fmt::format(
@@ -26,8 +35,18 @@ TimeBound measure_time_bound(const std::vector<ProcessTrace>& processes,
                              const Selection& selection) {
   TimeBound bound;
   bool any = false, untimed = false;
+  bool all_recorded = true;
   for (const auto& process : processes) {
     if (!selection.selects(process)) continue;
+    const ProcessMetadata& m = process.metadata;
+    if (m.clock_tick_ns.value_or(0) != 0 && m.clock_tolerance_ns) {
+      bound.recorded_bound_ns =
+          std::max(bound.recorded_bound_ns, *m.clock_tick_ns + m.clock_tick_late_ns.value_or(0) +
+                                                *m.clock_tolerance_ns);
+      bound.recorded_tolerance_ns = std::max(bound.recorded_tolerance_ns, *m.clock_tolerance_ns);
+    } else {
+      all_recorded = false;
+    }
     for (const auto& file : process.thread_files) {
       std::optional<ThreadEventReader> reader;
       try {
@@ -60,6 +79,7 @@ TimeBound measure_time_bound(const std::vector<ProcessTrace>& processes,
   }
   bound.logical = !any || untimed;
   bound.exact = !bound.logical && bound.timed_events == bound.events;
+  bound.recorded = !bound.logical && !bound.exact && all_recorded;
   return bound;
 }
 

@@ -1,6 +1,7 @@
 // How far `parlot-read report` can be trusted: the error bound of the
-// events' times, from the clock samples the trace holds (the runtime's
-// clock settings are not recorded in the trace).
+// events' times, from the clock settings the runtime recorded in each
+// process file (tick period plus swing-door tolerance), else from the
+// clock samples the trace holds (traces of older runtimes).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,13 @@ struct TimeBound {
   /// between them (an interpolated event is off by less than this); 0 when
   /// exact.
   std::uint64_t max_span_ns = 0;
+  /// Every selected process recorded a clock tick (process file keys
+  /// clock_tick_ns, clock_tolerance_ns): an event's time is then right to
+  /// within `recorded_bound_ns` (the largest tick + tolerance), an MPI or
+  /// library call's ends within `recorded_tolerance_ns`.
+  bool recorded = false;
+  std::uint64_t recorded_bound_ns = 0;
+  std::uint64_t recorded_tolerance_ns = 0;
 
   /// One line for the report's header, e.g. "exact: every event has its
   /// own clock sample (PARLOT_CLOCK_EVENTS=1)".

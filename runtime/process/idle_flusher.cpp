@@ -165,6 +165,12 @@ std::uint64_t advance_clock_tick(std::uint64_t tick_ns, std::uint64_t next_tick,
   }
   if (now < next_tick) return next_tick;
   g_clock_tick.fetch_add(1, std::memory_order_release);
+  // How late this tick is: events that saw the previous one may have
+  // happened up to a period plus this after the last clock read.
+  if (const std::uint64_t late = now - next_tick;
+      late > g_clock_tick_late_max_ns.load(std::memory_order_relaxed)) {
+    g_clock_tick_late_max_ns.store(late, std::memory_order_relaxed);
+  }
   next_tick += tick_ns;
   return next_tick <= now ? now + tick_ns : next_tick;
 }

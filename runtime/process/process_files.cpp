@@ -21,6 +21,7 @@
 #include "parlot/format.h"
 #include "process/failure_reports.h"
 #include "process/process_state.h"
+#include "time/clock_tick.h"
 
 namespace parlot::runtime {
 
@@ -72,6 +73,17 @@ int write_process_metadata(std::uint64_t end_ns) {
   if (g_config.discard) t.str("discard 1\n");
   t.str("threads ").u64(g_threads_started.load()).ch('\n');
   t.str("functions ").u64(g_function_ids.count()).ch('\n');
+  // The clock settings, so that a reader can state its time bound: the tick
+  // runs on the idle flusher's thread (none with PARLOT_FLUSH_MS=0).
+  const bool ticking = g_config.flush_ms != 0;
+  t.str("clock_events ").u64(g_config.clock_events).ch('\n');
+  t.str("clock_tolerance_ns ").u64(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns).ch('\n');
+  t.str("clock_tick_ns ")
+      .u64(ticking ? g_clock_tick_period_ns.load(std::memory_order_relaxed) : 0)
+      .ch('\n');
+  t.str("clock_tick_late_ns ")
+      .u64(g_clock_tick_late_max_ns.load(std::memory_order_relaxed))
+      .ch('\n');
   return write_process_file("process", t.data(), t.size());
 }
 

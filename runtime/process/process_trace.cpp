@@ -52,6 +52,8 @@ void initialise_process() {
   if (g_function_filter.init(g_config.include, g_config.exclude) && g_function_filter.active()) {
     g_function_ids.records = [](std::uintptr_t a) { return g_function_filter.records(a); };
   }
+  // The flusher ticks; the process file (written next) records the period.
+  set_clock_tick_period(g_config.clock_tick_us, g_config.clock_events);
   ok = ok && start_process_directory();
   if (ok) {
     ok = pthread_key_create(&g_thread_key, on_thread_exit) == 0 &&
@@ -63,7 +65,6 @@ void initialise_process() {
   // The flusher's handshake needs an exact fence (membarrier): where the
   // kernel has none, fence_all_threads() only sleeps, which is enough at
   // process end but not for writing a live thread's data.
-  set_clock_tick_period(g_config.clock_tick_us, g_config.clock_events);  // the flusher ticks
   if (ok && g_membarrier_ready && g_config.flush_ms != 0) enable_idle_flush_rounds();
   if (ok && g_membarrier_ready && !start_idle_flusher(g_config.flush_ms)) {
     log_line("cannot start the idle flusher thread: SIGKILL may lose an idle thread's last events");

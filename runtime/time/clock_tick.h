@@ -30,6 +30,12 @@ extern std::atomic<std::uint64_t> g_clock_tick_ns;
 /// not). Set once from the configuration (set_clock_tick_period).
 extern std::atomic<std::uint64_t> g_clock_tick_period_ns;
 
+/// The largest delay (ns) of a tick behind its time since the process
+/// started ticking (the ticking thread descheduled or busy with a flush
+/// round): the time bound is the period plus this (plus the tolerance).
+/// Written by the ticking thread only; recorded in the process file.
+extern std::atomic<std::uint64_t> g_clock_tick_late_max_ns;
+
 /// Sets the tick period from PARLOT_CLOCK_TICK_US (`tick_us`, 0 = no tick);
 /// no tick either when clock samples are off or every event is timed
 /// (`clock_events` 0 or 1). Takes effect

@@ -127,23 +127,29 @@ TEST_F(MpiStats, PerRankSplitAndImbalanceEqualWhatTheRanksMeasured) {
   EXPECT_THAT(text.out, ContainsRegex(" rank 3 +imbalanced_work\n"));
 
   // The default clock: the same figures within the bound its header states
-  // (an event is off by less than max_span_ns; a call's length by twice that).
+  // (the runtime's recorded tick + tolerance for an event, the tolerance for
+  // an MPI call's ends; a call's length off by twice that).
   const fs::path sampled = tmp_.path() / "sampled";
   const RunResult again = record(sampled, {});
   ASSERT_EQ(again.exit_status, 0) << again.err;
   const auto m2 = measurements(again.out);
   const Json k = report_json(sampled);
-  const double span = k["time"]["max_span_ns"].get<double>();
+  const double span = k["time"]["bound_ns"].get<double>();
+  const double mpi_end = k["time"]["call_end_bound_ns"].get<double>();
   if (!k["time"]["exact"].get<bool>()) {
-    EXPECT_THAT(k["time"]["bound"].get<std::string>(), HasSubstr("interpolated"));
+    // Defaults: a 1 ms tick and a 50 us tolerance, recorded in the trace,
+    // plus the tick's largest delay in this run.
+    EXPECT_THAT(k["time"]["bound"].get<std::string>(), HasSubstr("every event within "));
+    EXPECT_GE(span, 1.05e6);
+    EXPECT_EQ(mpi_end, 5e4);
   }
   for (int r = 0; r < 4; ++r) {
     const double work = m2.at(r).at("imbalanced_work");
     const Json& c = named(k["processes"], "name", "rank " + std::to_string(r))["categories"];
     const double wait = m2.at(r).at("MPI_Init") + m2.at(r).at("MPI_Barrier") +
                         m2.at(r).at("MPI_Recv") + m2.at(r).at("MPI_Finalize");
-    // Four calls bound the waiting time: 8 event times.
-    EXPECT_NEAR(c["mpi_wait"].get<double>(), wait, bound(wait) + 8 * span) << "rank " << r;
+    // Four MPI calls bound the waiting time: 8 call ends.
+    EXPECT_NEAR(c["mpi_wait"].get<double>(), wait, bound(wait) + 8 * mpi_end) << "rank " << r;
     EXPECT_GE(c["computation"].get<double>() + 4 * span + bound(work), work) << "rank " << r;
   }
 }
