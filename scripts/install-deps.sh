@@ -31,6 +31,7 @@ packages=(
   python3  # export consumer test: parses the SVG that dot makes of a DOT export (xml.etree)
   uftrace  # libcalls_test: the reference recorder of library calls; bench comparisons
   strace  # parallel_read_test: which files each rank of an mpirun'd parlot-read opens
+  hyperfine  # bench/run.sh: whole-program timings (untraced, no-op hooks, traced, uftrace)
   "$@"
 )
 # npm installs speedscope below; Debian's npm when the machine has none.
