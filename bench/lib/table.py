@@ -24,8 +24,9 @@ Subcommands (each prints one table on stdout; errors go to stderr, exit 1):
 
   codec FILE.json
       codec_comparison_benchmark's JSON: per stream and codec the compression
-      ratio (raw 16-bit words / compressed bytes), its ratio to parlot2's, and
-      compression and decompression speed in M events/s.
+      ratio (raw 16-bit words / compressed bytes), parlot2's ratio over it,
+      compressed bytes per million events, and compression and decompression
+      speed in M events/s.
 
   samples --baseline NAME [--unit U] FILE.json
       FILE.json: {"groups": [{"name": G, "per": P, "rows": {NAME: [x, ...]}}]},
@@ -213,12 +214,18 @@ def cmd_codec(args):
         op, codec, stream = parts[0], parts[1], "/".join(parts[2:])
         kind = b.get("aggregate_name", "mean")
         e = figures.setdefault((stream, codec), {})
-        e["ratio"] = b.get("ratio", e.get("ratio"))
-        if kind in ("mean", "stddev") and "events" in b:
-            e[f"{op}.{kind}"] = b["events"] / 1e6
+        if kind != "mean":
+            if kind == "stddev" and "events" in b:
+                e[f"{op}.stddev"] = b["events"] / 1e6
+            continue
+        e["ratio"] = b.get("ratio")
+        if b.get("stream_events"):
+            e["per_m"] = b["compressed_bytes"] / b["stream_events"] * 1e6
+        if "events" in b:
+            e[f"{op}.mean"] = b["events"] / 1e6
     streams = list(dict.fromkeys(s for s, _ in figures))
-    header = ["stream", "codec", "ratio", "ratio / parlot2's", "compress M events/s",
-              "decompress M events/s"]
+    header = ["stream", "codec", "ratio", "parlot2's ratio / this", "bytes per M events",
+              "compress M events/s", "decompress M events/s"]
     rows = []
     for s in streams:
         ref = figures.get((s, "parlot2"), {}).get("ratio")
@@ -226,7 +233,8 @@ def cmd_codec(args):
             if stream != s:
                 continue
             r = e.get("ratio")
-            rows.append([s, codec, fmt(r, 4), fmt(r / ref) if r and ref else "-",
+            rows.append([s, codec, fmt(r, 4), fmt(ref / r) if r and ref else "-",
+                         fmt(e.get("per_m")),
                          pm(e.get("BM_Compress.mean"), e.get("BM_Compress.stddev")),
                          pm(e.get("BM_Decompress.mean"), e.get("BM_Decompress.stddev"))])
     print_table(header, rows)
