@@ -75,3 +75,9 @@ events_of() {
 }
 
 bytes_of() { du -sb "$1" | awk '{print $1}'; }
+
+# Repetitions of a measurement a suite takes itself (samples tables).
+reps() { echo "${BENCH_RUNS:-$([ "$QUICK" = 1 ] && echo 3 || echo 7)}"; }
+
+# sample GROUP PER NAME VALUE: one measurement into $OUT/samples.tsv.
+sample() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$OUT/samples.tsv"; }

@@ -12,8 +12,9 @@ Subcommands (each prints one table on stdout; errors go to stderr, exit 1):
       FILE.json: `hyperfine --export-json`, one per group (a workload); the
       group's name is the file's stem. Commands are named with `-n`. An
       optional FILE.meta.json beside it gives per group {"events": N} (adds
-      "added ns/event over <second or baseline>") and {"bytes": {NAME: n}}
-      (adds the trace bytes of a command).
+      "added ns/event over <second or baseline>"; with "rate": true, M
+      events/s instead), {"bytes": {NAME: n}} (the trace bytes of a command)
+      and {"rss_kib": {NAME: n}} (a command's peak RSS).
 
   gbench --baseline CONFIG [--events-per-item K] FILE.json...
       FILE.json: a Google Benchmark `--benchmark_format=json` run with
@@ -28,11 +29,11 @@ Subcommands (each prints one table on stdout; errors go to stderr, exit 1):
       compressed bytes per million events, and compression and decompression
       speed in M events/s.
 
-  samples --baseline NAME [--unit U] FILE.json
-      FILE.json: {"groups": [{"name": G, "per": P, "rows": {NAME: [x, ...]}}]},
-      repeated measurements a suite took itself (a program's own ns per call,
-      a peak RSS). Prints mean, spread, ratio to the baseline row and
-      (mean - baseline) / P ("per": calls, threads; default 1; --per names it).
+  samples --baseline NAME [--unit U] [--per WHAT] FILE.tsv
+      FILE.tsv: lines "GROUP<tab>P<tab>NAME<tab>VALUE", repeated measurements
+      a suite took itself (a program's own ns per call, a peak RSS). Prints
+      per group and NAME the mean, spread, ratio to the baseline NAME and
+      (mean - baseline) / P (P: calls, threads, as --per names it).
 """
 
 import argparse
@@ -101,7 +102,6 @@ def stem(path):
 
 def cmd_hyperfine(args):
     rows = []
-    any_events = any_bytes = False
     groups = []
     for path in args.files:
         data = load(path)
@@ -110,21 +110,28 @@ def cmd_hyperfine(args):
             fail(f"{path}: no command named '{args.baseline}'")
         meta_path = path[: -len(".json")] + ".meta.json"
         meta = load(meta_path) if os.path.exists(meta_path) else {}
-        any_events |= "events" in meta
-        any_bytes |= "bytes" in meta
         groups.append((stem(path), results, meta))
+    any_added = any("events" in m and not m.get("rate") for _, _, m in groups)
+    any_rate = any(m.get("rate") for _, _, m in groups)
+    any_rss = any("rss_kib" in m for _, _, m in groups)
+    any_bytes = any("bytes" in m for _, _, m in groups)
     second = args.second
     header = ["group", "command", "wall s", f"× {args.baseline}"]
     if second:
         header.append(f"× {second}")
     header.append("CPU s")
-    if any_events:
+    if any_added:
         header.append(f"added ns/event over {second or args.baseline}")
+    if any_rate:
+        header.append("M events/s")
+    if any_rss:
+        header.append("peak RSS KiB")
     if any_bytes:
         header.append("trace bytes")
     for name, results, meta in groups:
         base = results[args.baseline]
         ref = results.get(second) if second else base
+        events = meta.get("events")
         for cmd, r in results.items():
             sd = r["stddev"]
             row = [name, cmd, pm(r["mean"], sd)]
@@ -134,13 +141,17 @@ def cmd_hyperfine(args):
                 row.append("1" if cmd == second else
                            pm(*ratio(r["mean"], sd, ref["mean"], ref["stddev"])) if ref else "-")
             row.append(fmt(r["user"] + r["system"]))
-            if any_events:
-                events = meta.get("events")
-                if events and ref and cmd not in (args.baseline, second):
+            if any_added:
+                if events and not meta.get("rate") and ref and cmd not in (args.baseline, second):
                     row.append(pm(*diff(r["mean"] * 1e9, _ns(sd), ref["mean"] * 1e9,
                                         _ns(ref["stddev"]), events)))
                 else:
                     row.append("-")
+            if any_rate:
+                row.append(fmt(events / r["mean"] / 1e6) if events and meta.get("rate") else "-")
+            if any_rss:
+                v = meta.get("rss_kib", {}).get(cmd)
+                row.append(f"{v:,}" if v is not None else "-")
             if any_bytes:
                 b = meta.get("bytes", {}).get(cmd)
                 row.append(f"{b:,}" if b is not None else "-")
@@ -241,26 +252,33 @@ def cmd_codec(args):
 
 
 def cmd_samples(args):
-    data = load(args.file)
+    groups = {}
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) != 4:
+                    fail(f"{args.file}:{n}: expected GROUP, P, NAME, VALUE")
+                g, per, name, value = fields
+                entry = groups.setdefault(g, {"per": float(per), "rows": {}})
+                entry["rows"].setdefault(name, []).append(float(value))
+    except (OSError, ValueError) as e:
+        fail(f"{args.file}: {e}")
     header = ["group", "configuration", f"mean {args.unit}", f"× {args.baseline}",
               f"added {args.unit} per {args.per} over {args.baseline}"]
     rows = []
-    for g in data.get("groups", []):
-        stats = {}
-        for name, xs in g["rows"].items():
-            if not xs:
-                fail(f"{args.file}: {g['name']}/{name}: no samples")
-            stats[name] = (statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else None)
+    for gname, g in groups.items():
+        stats = {name: (statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else None)
+                 for name, xs in g["rows"].items()}
         if args.baseline not in stats:
-            fail(f"{args.file}: {g['name']}: no '{args.baseline}' row")
+            fail(f"{args.file}: {gname}: no '{args.baseline}' row")
         b, sb = stats[args.baseline]
-        per = g.get("per", 1)
         for name, (m, s) in stats.items():
             if name == args.baseline:
-                rows.append([g["name"], name, pm(m, s), "1", "-"])
+                rows.append([gname, name, pm(m, s), "1", "-"])
                 continue
-            rows.append([g["name"], name, pm(m, s), pm(*ratio(m, s, b, sb)),
-                         pm(*diff(m, s, b, sb, per))])
+            rows.append([gname, name, pm(m, s), pm(*ratio(m, s, b, sb)),
+                         pm(*diff(m, s, b, sb, g["per"]))])
     print_table(header, rows)
 
 
