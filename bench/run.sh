@@ -81,11 +81,13 @@ for s in "${suites[@]}"; do
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
   export SUITE OUT
-  [ "$DRY_RUN" = 1 ] || echo && echo "## $s$([ "$QUICK" = 1 ] && echo ' (--quick)')" && echo
-  if ! bash "bench/suites/$s.sh"; then
-    note "suite $s failed"
-    status=1
+  if [ "$DRY_RUN" = 1 ]; then
+    bash "bench/suites/$s.sh" >/dev/null || { note "suite $s: not ready"; status=1; }
+    continue
   fi
+  printf '\n## %s%s\n\n' "$s" "$([ "$QUICK" = 1 ] && echo ' (--quick)')"
+  bash "bench/suites/$s.sh" || { note "suite $s failed"; status=1; }
 done
+SUITE=bench
 [ "$DRY_RUN" = 1 ] && [ "$status" = 0 ] && note "dry run: ${suites[*]}: scripts parse, tools and binaries present"
 exit "$status"

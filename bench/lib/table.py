@@ -14,7 +14,8 @@ Subcommands (each prints one table on stdout; errors go to stderr, exit 1):
       optional FILE.meta.json beside it gives per group {"events": N} (adds
       "added ns/event over <second or baseline>"; with "rate": true, M
       events/s instead), {"bytes": {NAME: n}} (the trace bytes of a command)
-      and {"rss_kib": {NAME: n}} (a command's peak RSS).
+      and {"rss_kib": {NAME: n}} (a command's peak RSS); {"per": N,
+      "per_name": "process"} adds the ms added per process (per N).
 
   gbench --baseline CONFIG [--events-per-item K] FILE.json...
       FILE.json: a Google Benchmark `--benchmark_format=json` run with
@@ -115,6 +116,7 @@ def cmd_hyperfine(args):
     any_rate = any(m.get("rate") for _, _, m in groups)
     any_rss = any("rss_kib" in m for _, _, m in groups)
     any_bytes = any("bytes" in m for _, _, m in groups)
+    per_names = {m["per_name"] for _, _, m in groups if "per_name" in m}
     second = args.second
     header = ["group", "command", "wall s", f"× {args.baseline}"]
     if second:
@@ -122,6 +124,8 @@ def cmd_hyperfine(args):
     header.append("CPU s")
     if any_added:
         header.append(f"added ns/event over {second or args.baseline}")
+    for per_name in sorted(per_names):
+        header.append(f"added ms per {per_name} over {second or args.baseline}")
     if any_rate:
         header.append("M events/s")
     if any_rss:
@@ -147,6 +151,12 @@ def cmd_hyperfine(args):
                                         _ns(ref["stddev"]), events)))
                 else:
                     row.append("-")
+            for per_name in sorted(per_names):
+                if meta.get("per_name") == per_name and cmd not in (args.baseline, second):
+                    row.append(pm(*diff(r["mean"] * 1e3, _ms(sd), ref["mean"] * 1e3,
+                                        _ms(ref["stddev"]), meta.get("per", 1))))
+                else:
+                    row.append("-")
             if any_rate:
                 row.append(fmt(events / r["mean"] / 1e6) if events and meta.get("rate") else "-")
             if any_rss:
@@ -157,6 +167,10 @@ def cmd_hyperfine(args):
                 row.append(f"{b:,}" if b is not None else "-")
             rows.append(row)
     print_table(header, rows)
+
+
+def _ms(sd):
+    return None if sd is None else sd * 1e3
 
 
 def _ns(sd):
