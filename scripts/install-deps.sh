@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Parlot needs to build and test, when missing,
-# plus any packages named as arguments (scripts/install-bench-deps.sh), and
+# plus any packages named as arguments, and
 # the speedscope npm package (pinned) into build-deps/npm for the viewer test.
 # `--minimal` installs only what the runtime, the reader and the examples
 # need to build (scripts/demo.sh): no test tools, no viewers, no npm.

@@ -45,7 +45,8 @@ for r in "${runs[@]}"; do
   traces+=("$tmp/$name.trace")
 done
 min_time=$([ "$QUICK" = 1 ] && echo 0.02 || echo 0.2)
-gb codec env PARLOT_BENCH_CODECS=parlot2,zstd1,zstd19,lz4,zstd19-whole \
+# zstd -19 takes seconds per stream: 5 repetitions unless BENCH_REPS says.
+BENCH_REPS=${BENCH_REPS:-$([ "$QUICK" = 1 ] && echo 3 || echo 5)} gb codec env PARLOT_BENCH_CODECS=parlot2,zstd1,zstd19,lz4,zstd19-whole \
   PARLOT_BENCH_TRACES="$(IFS=:; echo "${traces[*]}")" \
   "$BENCH_BIN/codec_comparison_benchmark" --benchmark_min_time="$min_time"
 echo "### Compression ratio and speed on recorded streams (one core)"

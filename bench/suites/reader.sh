@@ -52,7 +52,8 @@ if [ "$DRY_RUN" = 0 ]; then
   env PARLOT_QUIET=1 PARLOT_DIR="$trace" LD_PRELOAD="$RT" "$EXAMPLES/cg" $cg_args >/dev/null
   meta "cg-trace" "$(events_of "$trace")" "${cmds[@]}"
 fi
-hf cg-trace --prepare "rm -rf $tmp/otf2" "${hfargs[@]}"
+# The JSON exports take tens of seconds each at full size: 3 runs.
+BENCH_RUNS=${BENCH_RUNS:-3} hf cg-trace --prepare "rm -rf $tmp/otf2" "${hfargs[@]}"
 
 # 2. Many processes.
 ft_args=$([ "$QUICK" = 1 ] && echo "64 200" || echo "1024 2000")
