@@ -86,7 +86,11 @@ for s in "${suites[@]}"; do
     continue
   fi
   printf '\n## %s%s\n\n' "$s" "$([ "$QUICK" = 1 ] && echo ' (--quick)')"
+  started=$(date +%s)
+  load=$(cut -d' ' -f1 /proc/loadavg)
   bash "bench/suites/$s.sh" || { note "suite $s failed"; status=1; }
+  printf '\n%s: %d s, load average %s at the start, %s at the end (%d cores).\n' \
+    "$s" $(($(date +%s) - started)) "$load" "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)"
 done
 SUITE=bench
 [ "$DRY_RUN" = 1 ] && [ "$status" = 0 ] && note "dry run: ${suites[*]}: scripts parse, tools and binaries present"
