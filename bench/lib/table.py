@@ -14,7 +14,8 @@ Subcommands (each prints one table on stdout; errors go to stderr, exit 1):
       optional FILE.meta.json beside it gives per group {"events": N} (adds
       "added ns/event over <second or baseline>"; with "rate": true, M
       events/s instead), {"bytes": {NAME: n}} (the trace bytes of a command)
-      and {"rss_kib": {NAME: n}} (a command's peak RSS); {"per": N,
+      and {"rss_kib": {NAME: n}} (a command's peak RSS), {"out_bytes":
+      {NAME: n}} (bytes a command wrote: per event in the table); {"per": N,
       "per_name": "process"} adds the ms added per process (per N).
 
   gbench --baseline CONFIG [--events-per-item K] FILE.json...
@@ -116,6 +117,7 @@ def cmd_hyperfine(args):
     any_rate = any(m.get("rate") for _, _, m in groups)
     any_rss = any("rss_kib" in m for _, _, m in groups)
     any_bytes = any("bytes" in m for _, _, m in groups)
+    any_out = any("out_bytes" in m for _, _, m in groups)
     per_names = {m["per_name"] for _, _, m in groups if "per_name" in m}
     second = args.second
     header = ["group", "command", "wall s", f"× {args.baseline}"]
@@ -132,6 +134,8 @@ def cmd_hyperfine(args):
         header.append("peak RSS KiB")
     if any_bytes:
         header.append("trace bytes")
+    if any_out:
+        header.append("output bytes/event")
     for name, results, meta in groups:
         base = results[args.baseline]
         ref = results.get(second) if second else base
@@ -165,6 +169,9 @@ def cmd_hyperfine(args):
             if any_bytes:
                 b = meta.get("bytes", {}).get(cmd)
                 row.append(f"{b:,}" if b is not None else "-")
+            if any_out:
+                b = meta.get("out_bytes", {}).get(cmd)
+                row.append(fmt(b / events) if b is not None and events else "-")
             rows.append(row)
     print_table(header, rows)
 

@@ -4,7 +4,7 @@
 #  1. One large trace (cg 30000 60, about 10^8 events; --quick: cg 7000 20):
 #     stats (the baseline: decoding and counting), classes, report, and
 #     export in every format parlot-read was built with, to a pipe (otf2 to
-#     a directory). M events/s = events / wall s.
+#     a directory). M events/s = events / wall s; output bytes per event.
 #  2. A job of many processes (fork_tree 1024 2000: 1025 processes; --quick
 #     fork_tree 64 200): stats and classes on one thread (-j 1, the
 #     baseline), on every core (-j 0) and under `mpirun -np 2` (each rank
@@ -20,17 +20,19 @@ trap 'rm -rf "$tmp"' EXIT
 # Peak RSS in KiB of one run of each named command of a group, into the
 # group's meta file beside its events. Arguments: group events NAME CMD...
 meta() {
-  local group=$1 events=$2 rss="" name cmd
+  local group=$1 events=$2 rss="" out="" name cmd bytes
   shift 2
   while [ $# -gt 0 ]; do
     name=$1 cmd=$2
     shift 2
     rm -rf "$tmp/otf2"
     # shellcheck disable=SC2086  # the command's words
-    /usr/bin/time -f %M -o "$tmp/rss" $cmd >/dev/null 2>&1 || note "$group/$name failed"
+    bytes=$(/usr/bin/time -f %M -o "$tmp/rss" $cmd 2>/dev/null | wc -c) || note "$group/$name failed"
+    [ -d "$tmp/otf2" ] && bytes=$(bytes_of "$tmp/otf2")
     rss+="${rss:+, }\"$name\": $(tail -1 "$tmp/rss")"
+    [[ $name == export-* ]] && out+="${out:+, }\"$name\": $bytes"
   done
-  echo "{\"events\": $events, \"rss_kib\": {$rss}, \"rate\": true}" >"$OUT/$group.meta.json"
+  echo "{\"events\": $events, \"rss_kib\": {$rss}, \"out_bytes\": {$out}, \"rate\": true}" >"$OUT/$group.meta.json"
 }
 
 # 1. A large trace.

@@ -4,7 +4,7 @@
 # added over the no-op hooks, M events/s, peak RSS and trace bytes
 # (hyperfine JSON), ns per item and per event from Google Benchmark
 # aggregates, samples with their per-call difference, the codec table, and
-# a clear error for a missing baseline or a corrupt file.
+# output bytes per event, and a clear error for a missing baseline or a corrupt file.
 # Usage: table_test.sh REPO_ROOT
 set -euo pipefail
 root="$1"
@@ -29,14 +29,15 @@ cat >"$dir/big.json" <<'J'
  {"command": "stats", "mean": 0.5, "stddev": null, "user": 0.4, "system": 0.1},
  {"command": "classes", "mean": 2.0, "stddev": null, "user": 1.9, "system": 0.1}]}
 J
-echo '{"events": 200000000, "rate": true, "rss_kib": {"stats": 7800}}' >"$dir/big.meta.json"
+echo '{"events": 200000000, "rate": true, "rss_kib": {"stats": 7800}, "out_bytes": {"classes": 400000000}}' \
+  >"$dir/big.meta.json"
 /usr/bin/python3 "${table[@]}" hyperfine --baseline untraced --second no-op "$dir/cg.json" >"$report"
 expect "| cg | parlot | 1.50 ± 0.15 | 1.50 ± 0.21 | 1.25 ± 0.14 | 1.40 | 3.00 ± 1.6 | 12,345 |"
 expect "| cg | untraced | 1.00 ± 0.10 | 1 | 0.833 ± 0.093 | 0.950 | - | - |"
 expect "| cg | no-op | 1.20 ± 0.060 | 1.20 ± 0.13 | 1 | 1.15 | - | - |"
 /usr/bin/python3 "${table[@]}" hyperfine --baseline stats "$dir/big.json" >>"$report"
-expect "| big | classes | 2.00 | 4.00 | 2.00 | 100 | - |"
-expect "| big | stats | 0.500 | 1 | 0.500 | 400 | 7,800 |"
+expect "| big | classes | 2.00 | 4.00 | 2.00 | 100 | - | 2.00 |"
+expect "| big | stats | 0.500 | 1 | 0.500 | 400 | 7,800 | - |"
 
 # Google Benchmark: no-op 4 ns per item (2.5e8 items/s, no spread), parlot
 # 10 ns ± 10% (1e8 ± 1e7 items/s); 2 events per item.
