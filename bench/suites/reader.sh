@@ -5,10 +5,10 @@
 #     stats (the baseline: decoding and counting), classes, report, and
 #     export in every format parlot-read was built with, to a pipe (otf2 to
 #     a directory). M events/s = events / wall s; output bytes per event.
-#  2. A job of many processes (fork_tree 1024 2000: 1025 processes; --quick
-#     fork_tree 64 200): stats and classes on one thread (-j 1, the
-#     baseline), on every core (-j 0) and under `mpirun -np 2` (each rank
-#     opens its share of the processes).
+#  2. A job of many processes (fork_tree 1024 2000 with two outliers: 1025
+#     processes; --quick fork_tree 64 200): stats and classes on one thread
+#     (-j 1, the baseline), on every core (-j 0) and under `mpirun -np 2`
+#     (each rank opens its share of the processes).
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 set -euo pipefail
@@ -58,7 +58,7 @@ fi
 BENCH_RUNS=${BENCH_RUNS:-3} hf cg-trace --prepare "rm -rf $tmp/otf2" "${hfargs[@]}"
 
 # 2. Many processes.
-ft_args=$([ "$QUICK" = 1 ] && echo "64 200" || echo "1024 2000")
+ft_args=$([ "$QUICK" = 1 ] && echo "64 200 --outlier 3" || echo "1024 2000 --outlier 3 --outlier 700")
 job="$tmp/job"
 mpi=()
 command -v mpirun >/dev/null && mpi=("${MPIRUN[@]}" -np 2)
