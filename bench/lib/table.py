@@ -12,7 +12,9 @@ Subcommands (each prints one table on stdout; errors go to stderr, exit 1):
       FILE.json: `hyperfine --export-json`, one per group (a workload); the
       group's name is the file's stem. Commands are named with `-n`. An
       optional FILE.meta.json beside it gives per group {"events": N} (adds
-      "added ns/event over <second or baseline>"; with "rate": true, M
+      "added ns/event over <second or baseline>", from wall time with its
+      spread and from CPU time, which a loaded machine disturbs less; with
+      "rate": true, M
       events/s instead), {"bytes": {NAME: n}} (the trace bytes of a command)
       and {"rss_kib": {NAME: n}} (a command's peak RSS), {"out_bytes":
       {NAME: n}} (bytes a command wrote: per event in the table); {"per": N,
@@ -106,6 +108,8 @@ def cmd_hyperfine(args):
     rows = []
     groups = []
     for path in args.files:
+        if path.endswith(".meta.json"):
+            continue  # a group's meta file, read with its group
         data = load(path)
         results = {r["command"]: r for r in data.get("results", [])}
         if args.baseline not in results:
@@ -126,6 +130,7 @@ def cmd_hyperfine(args):
     header.append("CPU s")
     if any_added:
         header.append(f"added ns/event over {second or args.baseline}")
+        header.append("added CPU ns/event")
     for per_name in sorted(per_names):
         header.append(f"added ms per {per_name} over {second or args.baseline}")
     if any_rate:
@@ -153,8 +158,10 @@ def cmd_hyperfine(args):
                 if events and not meta.get("rate") and ref and cmd not in (args.baseline, second):
                     row.append(pm(*diff(r["mean"] * 1e9, _ns(sd), ref["mean"] * 1e9,
                                         _ns(ref["stddev"]), events)))
+                    cpu = r["user"] + r["system"] - ref["user"] - ref["system"]
+                    row.append(fmt(cpu * 1e9 / events))
                 else:
-                    row.append("-")
+                    row.extend(["-", "-"])
             for per_name in sorted(per_names):
                 if meta.get("per_name") == per_name and cmd not in (args.baseline, second):
                     row.append(pm(*diff(r["mean"] * 1e3, _ms(sd), ref["mean"] * 1e3,
