@@ -4,7 +4,8 @@
 # (codec_comparison_benchmark, Google Benchmark). Streams: the largest
 # thread of a traced run of the dense loop, cg, mg, is, the threaded
 # quicksort and, when built (suite programs), lua. Codecs: parlot2 (one
-# event at a time, as the runtime compresses), zstd -1 and -19 and lz4 on
+# event at a time, as the runtime compresses), parlot1 (the first codec,
+# PARLOT_CODEC=1), zstd -1 and -19 and lz4 on
 # the runtime's 256 KiB blocks of raw words, zstd -19 on the whole stream
 # (the best an offline compressor does). Baseline: parlot2's ratio.
 # shellcheck source=bench/lib/common.sh
@@ -46,7 +47,7 @@ for r in "${runs[@]}"; do
 done
 min_time=$([ "$QUICK" = 1 ] && echo 0.02 || echo 0.2)
 # zstd -19 takes seconds per stream: 5 repetitions unless BENCH_REPS says.
-BENCH_REPS=${BENCH_REPS:-$([ "$QUICK" = 1 ] && echo 3 || echo 5)} gb codec env PARLOT_BENCH_CODECS=parlot2,zstd1,zstd19,lz4,zstd19-whole \
+BENCH_REPS=${BENCH_REPS:-$([ "$QUICK" = 1 ] && echo 3 || echo 5)} gb codec env PARLOT_BENCH_CODECS=parlot2,parlot1,zstd1,zstd19,lz4,zstd19-whole \
   PARLOT_BENCH_TRACES="$(IFS=:; echo "${traces[*]}")" \
   "$BENCH_BIN/codec_comparison_benchmark" --benchmark_min_time="$min_time"
 echo "### Compression ratio and speed on recorded streams (one core)"
