@@ -23,14 +23,13 @@ configs=(bare parlot libcalls ld_audit)
 command -v uftrace >/dev/null && configs+=(uftrace)
 calls=$([ "$QUICK" = 1 ] && echo 1000000 || echo 10000000)
 cost="$BENCH_BIN/libcall_cost"
-run() {  # config -> "wall cpu" ns per call
-  rm -rf "$tmp/t"
+run() {  # config directory -> "wall cpu" ns per call
   case $1 in
     bare) "$cost" "$calls" ;;
-    parlot) env PARLOT_QUIET=1 PARLOT_DIR="$tmp/t" LD_PRELOAD="$RT" "$cost" "$calls" ;;
-    libcalls) env PARLOT_LIBCALLS=1 PARLOT_QUIET=1 PARLOT_DIR="$tmp/t" LD_PRELOAD="$RT" "$cost" "$calls" ;;
+    parlot) env PARLOT_QUIET=1 PARLOT_DIR="$2" LD_PRELOAD="$RT" "$cost" "$calls" ;;
+    libcalls) env PARLOT_LIBCALLS=1 PARLOT_QUIET=1 PARLOT_DIR="$2" LD_PRELOAD="$RT" "$cost" "$calls" ;;
     ld_audit) LD_AUDIT="$BENCH_BIN/libparlot_bench_audit.so" "$cost" "$calls" 2>/dev/null ;;
-    uftrace) uftrace record -d "$tmp/t" "$cost" "$calls" 2>/dev/null ;;
+    uftrace) uftrace record -d "$2" "$cost" "$calls" 2>/dev/null ;;
   esac
 }
 bytes=""
@@ -38,12 +37,16 @@ if [ "$DRY_RUN" = 0 ]; then
   note "libcall_cost, $(reps) runs of each configuration"
   for i in $(seq "$(reps)"); do
     for c in "${configs[@]}"; do
-      read -r _ cpu < <(run "$c")
+      # A directory per run: uftrace's last writes may still be landing
+      # when the next run starts.
+      d="$tmp/$c.$i"
+      read -r _ cpu < <(run "$c" "$d")
       sample "$calls calls" 1 "$c" "$cpu"
       if [ "$i" = 1 ] && { [ "$c" = libcalls ] || [ "$c" = uftrace ]; }; then
-        bytes+="$c $(bytes_of "$tmp/t") bytes; "
+        bytes+="$c $(bytes_of "$d") bytes; "
       fi
     done
+    rm -rf "$tmp"/*."$i" || true
   done
 fi
 echo "### CPU ns per library call (libcall_cost)"
@@ -58,7 +61,7 @@ if [ -x "$debian/bin/lua" ]; then
   cmds=(-n no-op "$lua" -n parlot "env $(trace_env "$tmp/p") $lua"
     -n libcalls "env PARLOT_LIBCALLS=1 $(trace_env "$tmp/p") $lua")
   command -v uftrace >/dev/null && cmds+=(-n uftrace "uftrace record -d $tmp/u $lua")
-  hf lua --prepare "rm -rf $tmp/p $tmp/u" "${cmds[@]}"
+  hf lua --prepare "sh -c 'rm -rf $tmp/p $tmp/u || true'" "${cmds[@]}"
   if [ "$DRY_RUN" = 0 ]; then
     rm -rf "$tmp/p" "$tmp/u"
     eval "env PARLOT_LIBCALLS=1 $(trace_env "$tmp/p") $lua" >/dev/null
