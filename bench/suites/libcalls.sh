@@ -37,16 +37,17 @@ if [ "$DRY_RUN" = 0 ]; then
   note "libcall_cost, $(reps) runs of each configuration"
   for i in $(seq "$(reps)"); do
     for c in "${configs[@]}"; do
-      # A directory per run: uftrace's last writes may still be landing
-      # when the next run starts.
       d="$tmp/$c.$i"
-      read -r _ cpu < <(run "$c" "$d")
+      # $(...) waits for the run to end (read < <(...) would not: uftrace
+      # would still be writing while the next run starts).
+      out=$(run "$c" "$d")
+      read -r _ cpu <<<"$out"
       sample "$calls calls" 1 "$c" "$cpu"
       if [ "$i" = 1 ] && { [ "$c" = libcalls ] || [ "$c" = uftrace ]; }; then
         bytes+="$c $(bytes_of "$d") bytes; "
       fi
     done
-    rm -rf "$tmp"/*."$i" || true
+    rm -rf "$tmp"/*."$i"
   done
 fi
 echo "### CPU ns per library call (libcall_cost)"

@@ -38,9 +38,11 @@ rounds=$([ "$QUICK" = 1 ] && echo 5 || echo 15)
 if [ "$DRY_RUN" = 0 ]; then
   note "thread_create_cost and thread_memory, $(reps) runs"
   for _ in $(seq "$(reps)"); do
-    read -r _ ul _ _ _ _ < <("$BENCH_BIN/thread_create_cost" "$n" "$rounds")
-    read -r _ tl _ td _ _ < <(env PARLOT_QUIET=1 PARLOT_DIR="$tmp/c" LD_PRELOAD="$RT" \
-      "$BENCH_BIN/thread_create_cost" "$n" "$rounds")
+    # $(...) waits for each run's end (the traced one finishes its trace).
+    out=$("$BENCH_BIN/thread_create_cost" "$n" "$rounds")
+    read -r _ ul _ _ _ _ <<<"$out"
+    out=$(env PARLOT_QUIET=1 PARLOT_DIR="$tmp/c" LD_PRELOAD="$RT" "$BENCH_BIN/thread_create_cost" "$n" "$rounds")
+    read -r _ tl _ td _ _ <<<"$out"
     sample "pthread_create + join" 1 untraced "$ul"
     sample "pthread_create + join" 1 "traced" "$tl"
     sample "pthread_create + join" 1 "traced, libc's own" "$td"
