@@ -54,7 +54,7 @@ echo "### CPU ns per library call (libcall_cost)"
 echo
 table samples --baseline bare --unit ns --per call "$OUT/samples.tsv"
 echo
-echo "Trace of one run: ${bytes:-not measured}"
+echo "Trace of one run: ${bytes:-not measured}" | sed "s/; $/./"
 
 debian="${PARLOT_BENCH_DEBIAN:-$ROOT/bench-results/debian}"
 if [ -x "$debian/bin/lua" ]; then
