@@ -11,8 +11,8 @@
 //   lz4, lz4hc    uncompressed word stream (the runtime's buffer size);
 //                 LZ4_compress_default / LZ4_compress_HC (level 9).
 //   zstd1-whole,  zstd at level 1, 3, 19 and LZ4_compress_default on the
-//   zstd3-whole,  whole word stream in one call (issue 12's reference: the
-//   zstd19-whole, best offline ratio).
+//   zstd3-whole,  whole word stream in one call (the best offline ratio).
+//   zstd19-whole,
 //   lz4-whole
 // Before timing, a Markdown table of every ratio is printed; run with
 // --benchmark_filter=NONE for the table alone. PARLOT_BENCH_CODECS=a,b
@@ -394,6 +394,7 @@ void set_counters(benchmark::State& state, const Case& c) {
   state.counters["ratio"] = static_cast<double>(c.stream->raw.size()) /
                             static_cast<double>(std::max<std::size_t>(c.compressed.size, 1));
   state.counters["compressed_bytes"] = static_cast<double>(c.compressed.size);
+  state.counters["stream_events"] = events;
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(c.stream->raw.size()));
   state.SetLabel(c.codec->label());
 }

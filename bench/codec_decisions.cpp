@@ -7,7 +7,7 @@
 // try_extend().
 //
 // Usage: codec_decisions TRACE... (thread trace files, any codec; see
-// bench/record_codec_streams.sh). Prints one line per stream and version.
+// docs/FORMAT.md). Prints one line per stream and version.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -1,4 +1,4 @@
-/* Workloads of bench/flat_cost.sh (issue 12 §4, flat cost): does the cost
+/* The dense loop of bench/run.sh hooks (and its codec suite): does the cost
  * per event grow with run length or with thread count? Compiled with
  * -finstrument-functions; run without the runtime (glibc's no-op hooks) and
  * with LD_PRELOAD=libparlotrt.so.

@@ -3,7 +3,7 @@
    through the PLT N times and prints "<ns per call, wall> <ns per call,
    process CPU>". Run it bare (glibc's no-op hooks), under the runtime with
    and without PARLOT_LIBCALLS=1, under an LD_AUDIT module
-   (libparlot_bench_audit.so) and under uftrace: bench/libcall_cost.sh.
+   (libparlot_bench_audit.so) and under uftrace: bench/run.sh libcalls.
    Usage: libcall_cost [calls] (default 10,000,000). */
 #include <stdio.h>
 #include <stdlib.h>

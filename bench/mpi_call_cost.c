@@ -1,7 +1,7 @@
 /* Cost of one traced MPI call: times N calls of MPI_Comm_rank (the cheapest
    MPI call, so the wrapper's cost is not hidden by the call's own) on one
    rank and prints ns per call. Run it bare, under the runtime, and under the
-   runtime plus libparlotmpi.so (bench/mpi_overhead.sh does). Not
+   runtime plus libparlotmpi.so (bench/run.sh mpi does). Not
    instrumented: only the MPI wrappers make events.
    Usage: mpi_call_cost [calls] [rank|sendrecv] (default 10,000,000 calls
    of MPI_Comm_rank; `sendrecv`: each call is an MPI_Send of one int to

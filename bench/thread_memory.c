@@ -1,4 +1,4 @@
-// Memory per traced thread (bench/thread_memory.sh): T threads each make
+// Memory per traced thread (bench/run.sh processes): T threads each make
 // C calls of a leaf function, then wait at a barrier until all have, so all
 // of them are alive (with their traces) at the peak. Instrumented
 // (-finstrument-functions); run with and without libparlotrt.so.

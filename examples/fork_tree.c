@@ -1,5 +1,5 @@
 // Parlot example: a job of many short processes (C, fork), for reading big
-// traces (issue 9 §6: classes over 1024 processes, bench/many_processes.sh)
+// traces (classes over 1024 processes: bench/run.sh reader)
 // and finding the odd process among them.
 //
 // Usage: fork_tree [children] [iterations] [--outlier K]... [--hang K]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Parlot needs to build and test, when missing,
-# plus any packages named as arguments (scripts/install-bench-deps.sh), and
+# plus any packages named as arguments, and
 # the speedscope npm package (pinned) into build-deps/npm for the viewer test.
 # `--minimal` installs only what the runtime, the reader and the examples
 # need to build (scripts/demo.sh): no test tools, no viewers, no npm.
@@ -31,6 +31,7 @@ packages=(
   python3  # export consumer test: parses the SVG that dot makes of a DOT export (xml.etree)
   uftrace  # libcalls_test: the reference recorder of library calls; bench comparisons
   strace  # parallel_read_test: which files each rank of an mpirun'd parlot-read opens
+  hyperfine  # bench/run.sh: whole-program timings (untraced, no-op hooks, traced, uftrace)
   "$@"
 )
 # npm installs speedscope below; Debian's npm when the machine has none.

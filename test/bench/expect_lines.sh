@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2154
-# Sourced by the report tests of test/bench: `expect LINE` checks that the
+# Sourced by the tests of test/bench: `expect LINE` checks that the
 # report file "$report" has a line containing LINE (a fixed string), and
 # otherwise says what is missing and sets fail=1; `finish MESSAGE` then
 # exits 1 showing the report if anything was missing, or prints MESSAGE.
