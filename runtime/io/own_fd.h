@@ -16,6 +16,13 @@ namespace parlot::runtime {
 /// 1024, 3072 from 4096 up, 12 at a limit of 16). Never below 3.
 int own_fd_floor();
 
+/// Grows this process's descriptor table to own_fd_floor() now, by one
+/// open_own() of "/" closed at once. Call it while the process has one
+/// thread: once a second thread shares the table, the kernel waits for an
+/// RCU grace period to grow it (10-20 ms here), which the first open_own
+/// would then pay. Errors are ignored (open_own pays later).
+void grow_descriptor_table();
+
 /// Opens `path` (openat(AT_FDCWD, path, flags | O_CLOEXEC, mode)) and moves
 /// the descriptor to the lowest free number at or above own_fd_floor(),
 /// closing the low one. When no number there is free, the descriptor stays

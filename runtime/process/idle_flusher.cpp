@@ -18,6 +18,7 @@
 #include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
 #include "ignore_hooks.h"
+#include "io/own_fd.h"
 #include "process/thread_fence.h"
 #include "process/thread_index.h"
 #include "process/thread_registry.h"
@@ -246,6 +247,10 @@ bool start_idle_flusher(std::uint64_t flush_ms) {
   if (ns < 1000000u) ns = 1000000u;
   g_period_ns.store(ns, std::memory_order_relaxed);
   wake_flusher();  // one started before main takes the clock tick's period now
+  // While the flusher is not yet a second thread sharing the descriptor
+  // table, growing it is cheap; after, the first open_own() would wait for
+  // an RCU grace period (13 ms of every traced process's start here).
+  grow_descriptor_table();
   return launch_flusher();
 }
 
