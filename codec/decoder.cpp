@@ -49,6 +49,69 @@ void Decoder::feed(const std::uint8_t* data, std::size_t n) {
   in_begin_ = data;
 }
 
+// Returns true when a whole literal was completed (and emitted).
+inline bool Decoder::literal_step(std::uint16_t w, std::uint32_t* out, std::size_t& n) {
+  if (high_pending_) {
+    high_pending_ = false;
+    const std::uint32_t v = (high_ << 16) | w;
+    if (lz_) model_.record(v);
+    out[n++] = v;
+    return true;
+  }
+  if (w & 0x8000) {
+    high_ = w & 0x7fff;
+    high_pending_ = true;
+    if (lz_) state_ = State::kLiteralLow;
+    return false;
+  }
+  if (lz_) model_.record(w);  // the raw codec has no model
+  out[n++] = w;
+  return true;
+}
+
+inline bool Decoder::next_word(std::uint16_t& w) {
+  if (!lz_) {
+    if (in_end_ - in_ < 2) {
+      if (in_ != in_end_) return fail("odd byte at the end of a raw-word block");
+      status_ = Status::kNeedInput;
+      return false;
+    }
+    w = static_cast<std::uint16_t>(in_[0] | in_[1] << 8);
+    in_ += 2;
+    return true;
+  }
+  if (group_left_ == 0) {
+    if (in_ == in_end_) {
+      status_ = Status::kNeedInput;
+      return false;
+    }
+    const unsigned bitmap = *in_;
+    const std::size_t need = 1 + static_cast<std::size_t>(std::popcount(bitmap));
+    if (static_cast<std::size_t>(in_end_ - in_) < need) {
+      return fail("zero-elimination group cut short");
+    }
+    const std::uint8_t* p = in_ + 1;
+    std::uint64_t g = 0;
+    for (unsigned i = 0; i < 8; ++i) {
+      if (bitmap >> i & 1) g |= static_cast<std::uint64_t>(*p++) << (8 * i);
+    }
+    in_ = p;
+    group_ = g;
+    group_left_ = 4;
+  }
+  w = static_cast<std::uint16_t>(group_);
+  group_ >>= 16;
+  --group_left_;
+  return true;
+}
+
+inline bool Decoder::fail(const char* what) {
+  status_ = Status::kError;
+  error_ = what;
+  error_offset_ = static_cast<std::size_t>(in_ - in_begin_);
+  return false;
+}
+
 std::size_t Decoder::next(std::uint32_t* out, std::size_t cap) {
   if (v2_) {
     const std::size_t n = v2_->next(out, cap);
@@ -96,69 +159,6 @@ std::size_t Decoder::next(std::uint32_t* out, std::size_t cap) {
 bool Decoder::at_token_boundary() const {
   if (v2_) return v2_->at_token_boundary();
   return match_left_ == 0 && (lz_ ? state_ == State::kLength : !high_pending_);
-}
-
-// Returns true when a whole literal was completed (and emitted).
-bool Decoder::literal_step(std::uint16_t w, std::uint32_t* out, std::size_t& n) {
-  if (high_pending_) {
-    high_pending_ = false;
-    const std::uint32_t v = (high_ << 16) | w;
-    if (lz_) model_.record(v);
-    out[n++] = v;
-    return true;
-  }
-  if (w & 0x8000) {
-    high_ = w & 0x7fff;
-    high_pending_ = true;
-    if (lz_) state_ = State::kLiteralLow;
-    return false;
-  }
-  if (lz_) model_.record(w);  // the raw codec has no model
-  out[n++] = w;
-  return true;
-}
-
-bool Decoder::next_word(std::uint16_t& w) {
-  if (!lz_) {
-    if (in_end_ - in_ < 2) {
-      if (in_ != in_end_) return fail("odd byte at the end of a raw-word block");
-      status_ = Status::kNeedInput;
-      return false;
-    }
-    w = static_cast<std::uint16_t>(in_[0] | in_[1] << 8);
-    in_ += 2;
-    return true;
-  }
-  if (group_left_ == 0) {
-    if (in_ == in_end_) {
-      status_ = Status::kNeedInput;
-      return false;
-    }
-    const unsigned bitmap = *in_;
-    const std::size_t need = 1 + static_cast<std::size_t>(std::popcount(bitmap));
-    if (static_cast<std::size_t>(in_end_ - in_) < need) {
-      return fail("zero-elimination group cut short");
-    }
-    const std::uint8_t* p = in_ + 1;
-    std::uint64_t g = 0;
-    for (unsigned i = 0; i < 8; ++i) {
-      if (bitmap >> i & 1) g |= static_cast<std::uint64_t>(*p++) << (8 * i);
-    }
-    in_ = p;
-    group_ = g;
-    group_left_ = 4;
-  }
-  w = static_cast<std::uint16_t>(group_);
-  group_ >>= 16;
-  --group_left_;
-  return true;
-}
-
-bool Decoder::fail(const char* what) {
-  status_ = Status::kError;
-  error_ = what;
-  error_offset_ = static_cast<std::size_t>(in_ - in_begin_);
-  return false;
 }
 
 }  // namespace parlot::codec

@@ -73,9 +73,9 @@ class Decoder {
   enum class State { kLength, kLiteral, kLiteralLow };
 
   // Returns true when a whole literal was completed (and emitted).
-  bool literal_step(std::uint16_t w, std::uint32_t* out, std::size_t& n);
-  bool next_word(std::uint16_t& w);
-  bool fail(const char* what);
+  inline bool literal_step(std::uint16_t w, std::uint32_t* out, std::size_t& n);
+  inline bool next_word(std::uint16_t& w);
+  inline bool fail(const char* what);
 
   bool lz_;
   std::unique_ptr<v2::Decoder> v2_;  // codec 2 (then the members below are unused)

@@ -25,6 +25,20 @@ void Decoder::reset() {
   error_offset_ = 0;
 }
 
+inline void Decoder::copy_match(std::size_t k, std::uint32_t* out) {
+  LzModel& lz = model_.lz;
+  std::size_t done = 0;
+  if (match_left_ == last_len_) {
+    out[0] = lz.at(match_slot_++);
+    lz.record(out[0]);
+    done = 1;
+  }
+  match_slot_ = lz.copy(match_slot_, k - done, out + done);
+  if (k == match_left_) {
+    model_.catch_up_match(last_len_ - 1, 1, match_distance_);
+  }
+}
+
 std::size_t Decoder::next_events(std::uint32_t* out, std::size_t cap) {
   status_ = DecodeStatus::kOk;
   std::size_t n = 0;
@@ -98,20 +112,6 @@ std::size_t Decoder::next_events(std::uint32_t* out, std::size_t cap) {
     }
   }
   return n;
-}
-
-void Decoder::copy_match(std::size_t k, std::uint32_t* out) {
-  LzModel& lz = model_.lz;
-  std::size_t done = 0;
-  if (match_left_ == last_len_) {
-    out[0] = lz.at(match_slot_++);
-    lz.record(out[0]);
-    done = 1;
-  }
-  match_slot_ = lz.copy(match_slot_, k - done, out + done);
-  if (k == match_left_) {
-    model_.catch_up_match(last_len_ - 1, 1, match_distance_);
-  }
 }
 
 }  // namespace parlot::codec::v2

@@ -63,7 +63,7 @@ class Decoder {
   // `k` more events of the match (<= match_left_) with a table tail, as the
   // encoder: its first event record()ed, the others copied, and at its end
   // the encoder's catch-up (Model::catch_up_match, 1 event record()ed).
-  void copy_match(std::size_t k, std::uint32_t* out);
+  inline void copy_match(std::size_t k, std::uint32_t* out);
 
   std::size_t fail_at_coder(const char* what, std::size_t n) {
     fail(what, rc_.in());

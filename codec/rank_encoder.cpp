@@ -48,10 +48,15 @@ constexpr std::uint32_t kAppendMax = LzModel::kHistoryMask;
 
 }  // namespace
 
+// The Coder the constructors created in coder_ (placement new), used
+// through a plain cast: it has no const or reference members and no
+// vtable, which is what std::launder is for, and launder made gcc assume
+// that the coder's stores may alias the encoder's other fields (+0.4%
+// instructions per event of a traced quicksort, callgrind).
 Encoder::Coder& Encoder::coder() {
   static_assert(coder_bytes_match<kCoderBytes, sizeof(Coder)>());
   static_assert(alignof(Coder) <= 8 && std::is_trivially_destructible_v<Coder>);
-  return *std::launder(reinterpret_cast<Coder*>(coder_));
+  return *reinterpret_cast<Coder*>(coder_);
 }
 
 Encoder::Encoder(Sink sink, OutputWindow window, unsigned format_version)
@@ -69,6 +74,10 @@ Encoder::Encoder(Sink sink, OutputWindow window, ZeroedStorage z, unsigned forma
 }
 
 void Encoder::flush() {
+  flush_segment();
+}
+
+void Encoder::flush_segment() {
   end_segment();
   sink_.drain(out_);
   begin_segment();
@@ -160,7 +169,7 @@ void Encoder::make_room() {
   const auto free = static_cast<std::uint64_t>(out_.end - rc.out());
   if (free < rc.pending() + kReserveBytes || seg_events_ + match_len() >= kMaxSegmentEvents)
       [[unlikely]] {
-    flush();  // codes an open match as cut
+    flush_segment();  // codes an open match as cut
   }
 }
 

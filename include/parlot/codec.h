@@ -312,9 +312,9 @@ class Encoder {
   // Every event that does not extend a match: ends a match (length word,
   // then a literal unless the match was full) and/or starts a new one.
   [[gnu::noinline]] void encode_decision(std::uint32_t v);
-  void put_literal(std::uint32_t v);
-  void put_word(std::uint16_t w);
-  void flush_group();
+  inline void put_literal(std::uint32_t v);
+  inline void put_word(std::uint16_t w);
+  inline void flush_group();
 
   Sink sink_;
   OutputWindow out_;

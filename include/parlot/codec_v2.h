@@ -142,18 +142,21 @@ class Encoder {
   // codec/rank_encoder.cpp, in coder_.
   struct Coder;
   static constexpr std::size_t kCoderBytes = 709752;
-  Coder& coder();
+  inline Coder& coder();
 
-  void begin_segment();
-  void end_segment();
-  void catch_up_match();
-  void arm_next();
-  void predict();
-  void make_room();
-  void after_literal();
-  void set_recorded_len(std::uint32_t len);
-  void code_cut_match();
-  void code_token_literal(std::uint32_t len, std::uint32_t v);
+  // The slow path's steps (codec/rank_encoder.cpp), inline there as they
+  // were when the encoder was all in headers.
+  inline void begin_segment();
+  inline void end_segment();
+  inline void catch_up_match();
+  inline void arm_next();
+  inline void predict();
+  inline void make_room();
+  inline void flush_segment();  // flush()
+  inline void after_literal();
+  inline void set_recorded_len(std::uint32_t len);
+  inline void code_cut_match();
+  inline void code_token_literal(std::uint32_t len, std::uint32_t v);
   [[gnu::noinline]] void encode_decision(std::uint32_t v);
 
   // Events in the open match (0: none, or armed with none yet): from its
