@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "codec/decoder.h"
 #include "parlot/codec.h"
 #include "parlot/trace_reader.h"
 
@@ -69,7 +70,7 @@ void BM_Encode(benchmark::State& state) {
   const auto& events = stream(static_cast<int>(state.range(0)));
   DiscardSink sink;
   for (auto _ : state) {
-    parlot::codec::Encoder<DiscardSink> enc(sink, sink.fresh());
+    parlot::codec::Encoder enc(sink, sink.fresh());
     for (const auto v : events) enc.encode(v);
     enc.finish();
     benchmark::DoNotOptimize(enc.window().cur);
@@ -82,7 +83,7 @@ BENCHMARK(BM_Encode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 void BM_Decode(benchmark::State& state) {
   const auto& events = stream(static_cast<int>(state.range(0)));
   CollectSink sink;
-  parlot::codec::Encoder<CollectSink> enc(sink, sink.fresh());
+  parlot::codec::Encoder enc(sink, sink.fresh());
   for (const auto v : events) enc.encode(v);
   enc.finish();
   sink.drain(enc.window());
@@ -116,7 +117,7 @@ void BM_DecoderReset(benchmark::State& state) {
   std::vector<std::uint32_t> out(65536);
   if (events != 0) {
     CollectSink sink;
-    parlot::codec::v2::Encoder<CollectSink> enc(sink, sink.fresh());
+    parlot::codec::v2::Encoder enc(sink, sink.fresh());
     for (const auto v : loop_stream(events)) enc.encode(v);
     enc.finish();
     sink.drain(enc.window());

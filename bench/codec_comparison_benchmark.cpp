@@ -44,6 +44,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "codec/decoder.h"
 #include "event_streams.h"
 #include "parlot/codec.h"
 #include "parlot/trace_reader.h"
@@ -85,9 +86,9 @@ struct AppendSink {
   }
 };
 
-template <template <class> class Enc>
+template <class Enc>
 void encode_all(const std::vector<std::uint32_t>& events, AppendSink& sink, auto... options) {
-  Enc<AppendSink> enc(sink, sink.fresh(), options...);
+  Enc enc(sink, sink.fresh(), options...);
   for (const std::uint32_t v : events) enc.encode(v);
   enc.finish();
   sink.drain(enc.window());
@@ -153,7 +154,7 @@ class Codec {
 /// codec::Decoder into 64K-event batches, each window fed as one block (as
 /// the runtime writes and the reader reads them). `version`: the format
 /// version written (codec 2: its length model and table tail).
-template <template <class> class Enc>
+template <class Enc>
 class ParlotCodec final : public Codec {
  public:
   ParlotCodec(parlot::format::Codec id, const char* name,
@@ -167,7 +168,7 @@ class ParlotCodec final : public Codec {
     c.block_sizes.clear();
     sink_.out = &c.bytes;
     sink_.block_sizes = &c.block_sizes;
-    if constexpr (std::is_same_v<Enc<AppendSink>, codec::v2::Encoder<AppendSink>>) {
+    if constexpr (std::is_same_v<Enc, codec::v2::Encoder>) {
       encode_all<Enc>(s.events, sink_, version_);
     } else {
       encode_all<Enc>(s.events, sink_);

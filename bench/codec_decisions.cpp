@@ -44,7 +44,7 @@ Result measure(const std::vector<std::uint32_t>& events, unsigned version) {
   Result r;
   {
     CountingSink sink;
-    auto enc = std::make_unique<v2::Encoder<CountingSink>>(sink, sink.fresh(), version);
+    auto enc = std::make_unique<v2::Encoder>(sink, sink.fresh(), version);
     for (const std::uint32_t v : events) {
       if (!enc->try_extend(v)) {
         ++r.decisions;
@@ -58,7 +58,7 @@ Result measure(const std::vector<std::uint32_t>& events, unsigned version) {
   double best = 1e300;
   for (int pass = 0; pass < 3; ++pass) {
     CountingSink sink;
-    auto enc = std::make_unique<v2::Encoder<CountingSink>>(sink, sink.fresh(), version);
+    auto enc = std::make_unique<v2::Encoder>(sink, sink.fresh(), version);
     const auto t0 = std::chrono::steady_clock::now();
     for (const std::uint32_t v : events) enc->encode(v);
     enc->finish();

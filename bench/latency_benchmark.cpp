@@ -249,7 +249,7 @@ class RuntimeCounters {
 
 /// Encodes straight into the output buffer and writes it when full:
 /// incremental (codec::Encoder) or uncompressed (codec::RawEncoder).
-template <template <class> class Enc>
+template <class Enc>
 class DirectProducer {
  public:
   explicit DirectProducer(OutputFile& f) : file_(f) {}
@@ -276,7 +276,7 @@ class DirectProducer {
   OutputFile& file_;
   RuntimeCounters counters_;
   std::vector<std::uint8_t> block_ = std::vector<std::uint8_t>(kHeader + kBufferBytes);
-  Enc<DirectProducer> enc_{*this, window()};
+  Enc enc_{*this, window()};
 };
 
 /// Buffers raw words (codec::RawEncoder); compresses a full buffer with
@@ -313,7 +313,7 @@ class BlockProducer {
   std::vector<std::uint8_t> raw_block_ = std::vector<std::uint8_t>(kBufferBytes);
   std::vector<std::uint8_t> out_ =
       std::vector<std::uint8_t>(kHeader + Compressor::bound(kBufferBytes));
-  codec::RawEncoder<BlockProducer> raw_{*this, window()};
+  codec::RawEncoder raw_{*this, window()};
 };
 
 struct Zstd1 {
@@ -381,7 +381,7 @@ class BlockParlotProducer {
   std::size_t n_ = 0;
   std::size_t raw_in_block_ = 0;
   std::vector<std::uint8_t> block_ = std::vector<std::uint8_t>(kHeader + kBufferBytes);
-  codec::Encoder<BlockParlotProducer> enc_{*this, window()};
+  codec::Encoder enc_{*this, window()};
 };
 
 /// Does nothing: the "timer" row measures the measurement.

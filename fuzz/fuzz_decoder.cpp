@@ -1,4 +1,4 @@
-// libFuzzer target: codec::Decoder (include/parlot/codec.h) on arbitrary
+// libFuzzer target: codec::Decoder (codec/decoder.h) on arbitrary
 // bytes, every codec.
 //
 // Input layout:
@@ -27,6 +27,7 @@
 #include <memory>
 #include <vector>
 
+#include "codec/decoder.h"
 #include "fuzz_support.h"
 #include "parlot/codec.h"
 
@@ -39,7 +40,7 @@ using parlot::format::Codec;
 constexpr std::uint64_t kMaxEvents = 1u << 17;
 // Events re-encoded for the round-trip check (the first ones of the input;
 // the round trip costs as much per event as decoding). The 65535-event match
-// boundary is covered by test/codec.
+// boundary is covered by codec/test.
 constexpr std::size_t kRoundTripEvents = 1u << 14;
 
 struct VectorSink {
@@ -64,9 +65,9 @@ std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, Optio
 
 void check_round_trip(const std::vector<std::uint32_t>& events, Codec codec, unsigned version) {
   const std::vector<std::uint8_t> bytes =
-      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder<VectorSink>>(events, version)
-      : codec == Codec::kLzZe ? encode<parlot::codec::Encoder<VectorSink>>(events)
-                              : encode<parlot::codec::RawEncoder<VectorSink>>(events);
+      codec == Codec::kLzRank ? encode<parlot::codec::v2::Encoder>(events, version)
+      : codec == Codec::kLzZe ? encode<parlot::codec::Encoder>(events)
+                              : encode<parlot::codec::RawEncoder>(events);
   auto d = std::make_unique<Decoder>(codec);
   d->set_format_version(version);
   d->feed(bytes.data(), bytes.size());

@@ -14,11 +14,11 @@ namespace parlot::format {
 /// Version the runtime writes in thread trace and function table headers.
 /// Version 2 adds side-record blocks (kAuxBlockMagic) to thread files;
 /// version 3 codes codec 2's match lengths with length model 2
-/// (codec_v2.h), nothing else; version 4 keeps only the last
+/// (codec/FORMAT.md), nothing else; version 4 keeps only the last
 /// v2::kTableTail positions of codec 2's matches that do not repeat
-/// themselves in the LZ context table (docs/FORMAT.md "Context table in a
-/// match"), nothing else; version 5 adds codec 2's long context (a second
-/// LZ table under the last 6 events, docs/FORMAT.md "Long context"),
+/// themselves in the LZ context table (codec/FORMAT.md "Context table in
+/// a match"), nothing else; version 5 adds codec 2's long context (a second
+/// LZ table under the last 6 events, codec/FORMAT.md "Long context"),
 /// nothing else. A reader accepts kOldestVersion..kVersion and
 /// refuses others with an error naming the file.
 inline constexpr std::uint16_t kVersion = 5;
@@ -35,11 +35,11 @@ enum class Codec : std::uint16_t {
   /// The word stream uncompressed (the paper's ParLoT-NC variant).
   kRawWords = 0,
   /// Context-hash word LZ followed by zero elimination (ParLoT paper §3.3;
-  /// see include/parlot/codec.h and docs/FORMAT.md).
+  /// see codec/FORMAT.md).
   kLzZe = 1,
   /// Codec 1's match path, with lengths and literals range-coded and
-  /// literals ranked by a call-structure context (include/parlot/codec_v2.h,
-  /// docs/FORMAT.md "Codec 2").
+  /// literals ranked by a call-structure context (codec/FORMAT.md
+  /// "Codec 2").
   kLzRank = 2,
 };
 
@@ -194,7 +194,7 @@ struct FunctionsHeader {
 };
 static_assert(sizeof(FunctionsHeader) == 24);
 
-/// Largest function ID the codec can carry (31 bits, see codec.h).
+/// Largest function ID the codec can carry (31 bits, see codec/FORMAT.md "Words").
 inline constexpr std::uint32_t kMaxFunctionId = 0x7fffffffu;
 
 // ---- Text files ---------------------------------------------------------------

@@ -20,6 +20,10 @@
 
 namespace parlot {
 
+namespace codec {
+class Decoder;  // codec/decoder.h
+}
+
 /// Malformed, truncated or unreadable trace input.
 class FormatError : public std::runtime_error {
  public:

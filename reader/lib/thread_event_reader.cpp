@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "codec/decoder.h"
 #include "parlot/crc32c.h"
 #include "parlot/decode_progress.h"
 #include "parlot/trace_reader.h"

@@ -333,9 +333,9 @@ class ThreadTrace {
     }
     [[gnu::always_inline]] inline void emit_exit() { t->put(0); }
   };
-  using LzEncoder = codec::Encoder<ThreadTrace>;
-  using RawEncoder = codec::RawEncoder<ThreadTrace>;
-  using RankEncoder = codec::v2::Encoder<ThreadTrace>;
+  using LzEncoder = codec::Encoder;
+  using RawEncoder = codec::RawEncoder;
+  using RankEncoder = codec::v2::Encoder;
 
   ThreadTrace() = default;
   int open_file(const char* dir, std::uint64_t thread_index);

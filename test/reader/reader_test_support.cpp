@@ -401,8 +401,7 @@ std::vector<std::uint8_t> encode_with(const std::vector<std::uint32_t>& events) 
 }  // namespace
 
 std::vector<std::uint8_t> encode_events(const std::vector<std::uint32_t>& events, bool lz) {
-  return lz ? encode_with<codec::Encoder<VectorSink>>(events)
-            : encode_with<codec::RawEncoder<VectorSink>>(events);
+  return lz ? encode_with<codec::Encoder>(events) : encode_with<codec::RawEncoder>(events);
 }
 
 std::vector<std::uint8_t> ze_pack(const std::vector<std::uint16_t>& words) {

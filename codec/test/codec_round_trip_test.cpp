@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "codec/decoder.h"
 #include "codec_test_support.h"
 #include "parlot/codec.h"
 
@@ -23,13 +24,13 @@ using parlot::format::Codec;
 std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, Codec c) {
   switch (c) {
     case Codec::kRawWords:
-      return encode_with<parlot::codec::RawEncoder<VectorSink>>(events, 64);
+      return encode_with<parlot::codec::RawEncoder>(events, 64);
     case Codec::kLzZe:
-      return encode_with<parlot::codec::Encoder<VectorSink>>(events, 64);
+      return encode_with<parlot::codec::Encoder>(events, 64);
     case Codec::kLzRank:
       break;
   }
-  return encode_with<parlot::codec::v2::Encoder<VectorSink>>(events, 512);
+  return encode_with<parlot::codec::v2::Encoder>(events, 512);
 }
 std::vector<std::uint8_t> encode(const std::vector<std::uint32_t>& events, bool lz) {
   return encode(events, lz ? Codec::kLzZe : Codec::kRawWords);

@@ -1,4 +1,4 @@
-// Codec 2 (include/parlot/codec_v2.h): round trips block by block and across
+// Codec 2 (include/parlot/codec_v2.h, codec/rank_*): round trips block by block and across
 // segment cuts, its ratio against codec 1, and malformed input.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -10,104 +10,27 @@
 #include <random>
 #include <vector>
 
+#include "codec/decoder.h"
+#include "codec/lz_model.h"
+#include "codec/rank_model.h"
+#include "codec/segments.h"
 #include "codec_test_support.h"
 #include "parlot/codec.h"
 
 namespace {
 
 using parlot::codec::Decoder;
+using parlot::codec_test::decode_blocks;
+using parlot::codec_test::encode_as_version;
 using parlot::codec_test::encode_with;
+using parlot::codec_test::quicksort_calls;
 using parlot::codec_test::random_calls;
 using parlot::codec_test::VectorSink;
+using parlot::codec_test::VersionEncoder;
 using parlot::format::Codec;
 namespace v2 = parlot::codec::v2;
 
-using V2Encoder = v2::Encoder<VectorSink>;
-
-// Decodes a stream block by block (each block one feed, as the reader
-// does), pulling `batch` events at a time, at most `count` events.
-std::vector<std::uint32_t> decode_blocks(const std::vector<std::uint8_t>& bytes,
-                                         const std::vector<std::size_t>& blocks, std::size_t count,
-                                         std::size_t batch,
-                                         unsigned format_version = parlot::format::kVersion) {
-  Decoder d(Codec::kLzRank);
-  d.set_format_version(format_version);
-  std::vector<std::uint32_t> out;
-  std::vector<std::uint32_t> buf(batch);
-  std::size_t block = 0;
-  std::size_t off = 0;
-  while (out.size() < count) {
-    const std::size_t n = d.next(buf.data(), std::min(batch, count - out.size()));
-    EXPECT_NE(d.status(), Decoder::Status::kError) << d.error() << " at " << d.error_offset();
-    if (d.status() == Decoder::Status::kError) break;
-    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-    if (n == 0) {
-      if (block == blocks.size()) break;
-      d.feed(bytes.data() + off, blocks[block]);
-      off += blocks[block++];
-    }
-  }
-  EXPECT_TRUE(d.at_token_boundary());
-  return out;
-}
-
-// An encoder writing format version `version` (its model parts,
-// Model::set_format_version) into `sink`.
-struct VersionEncoder : V2Encoder {
-  VersionEncoder(VectorSink& sink, unsigned version) : V2Encoder(sink, sink.fresh(), version) {}
-};
-
-// `events` encoded as format version `version` writes them through a
-// `window_bytes` window (blocks' sizes in `blocks`).
-std::vector<std::uint8_t> encode_as_version(const std::vector<std::uint32_t>& events,
-                                            unsigned version, std::size_t window_bytes,
-                                            std::vector<std::size_t>* blocks = nullptr) {
-  VectorSink sink(window_bytes);
-  VersionEncoder enc(sink, version);
-  for (const auto v : events) enc.encode(v);
-  enc.finish();
-  sink.drain(enc.window());
-  if (blocks != nullptr) *blocks = sink.blocks;
-  return sink.bytes;
-}
-
-// Events of a simulated quicksort on random keys: recursion shape and the
-// calls inside partition depend on the data, the call structure does not.
-std::vector<std::uint32_t> quicksort_calls(std::size_t keys, std::uint32_t seed) {
-  enum : std::uint32_t { kSort = 1, kPartition, kLess, kSwap, kPivot };
-  std::mt19937 rng(seed);
-  std::vector<std::uint32_t> a(keys);
-  for (auto& x : a) x = rng();
-  std::vector<std::uint32_t> ev;
-  auto call = [&ev](std::uint32_t f) {
-    ev.push_back(f);
-    ev.push_back(0);
-  };
-  auto sort = [&](auto& self, std::ptrdiff_t lo, std::ptrdiff_t hi) -> void {
-    ev.push_back(kSort);
-    if (lo < hi) {
-      ev.push_back(kPartition);
-      call(kPivot);
-      const std::uint32_t p = a[static_cast<std::size_t>(hi)];
-      std::ptrdiff_t i = lo;
-      for (std::ptrdiff_t j = lo; j < hi; ++j) {
-        call(kLess);
-        if (a[static_cast<std::size_t>(j)] < p) {
-          call(kSwap);
-          std::swap(a[static_cast<std::size_t>(i++)], a[static_cast<std::size_t>(j)]);
-        }
-      }
-      call(kSwap);
-      std::swap(a[static_cast<std::size_t>(i)], a[static_cast<std::size_t>(hi)]);
-      ev.push_back(0);
-      self(self, lo, i - 1);
-      self(self, i + 1, hi);
-    }
-    ev.push_back(0);
-  };
-  sort(sort, 0, static_cast<std::ptrdiff_t>(keys) - 1);
-  return ev;
-}
+using V2Encoder = v2::Encoder;
 
 TEST(CodecV2, RoundTripBlockByBlock) {
   for (std::uint32_t seed = 0; seed < 4; ++seed) {
@@ -188,7 +111,7 @@ TEST(CodecV2, NoWorseThanCodec1OnAPeriodicLoop) {
     for (const std::uint32_t x : {2u, 3u, 0u, 0u, 4u, 0u}) v.push_back(x);
   }
   v.push_back(0);
-  const auto one = encode_with<parlot::codec::Encoder<VectorSink>>(v, 4096);
+  const auto one = encode_with<parlot::codec::Encoder>(v, 4096);
   const auto two = encode_with<V2Encoder>(v, 4096);
   EXPECT_LE(two.size(), one.size());
 }
@@ -197,7 +120,7 @@ TEST(CodecV2, RanksLiteralsOfDataDependentCallsFarBelowCodec1) {
   const auto v = quicksort_calls(200000, 3);
   std::vector<std::size_t> blocks;
   const auto two = encode_with<V2Encoder>(v, 1 << 18, &blocks);
-  const auto one = encode_with<parlot::codec::Encoder<VectorSink>>(v, 1 << 18);
+  const auto one = encode_with<parlot::codec::Encoder>(v, 1 << 18);
   EXPECT_TRUE(decode_blocks(two, blocks, v.size(), 4096) == v);
   // The literals are (pivot, less, swap, exit) after a known caller and
   // sibling: a rank of a few candidates, not a 16-bit word.
@@ -276,301 +199,6 @@ TEST(CodecV2, FlippedBitsNeverCrashAndStayIn31Bits) {
 }
 
 }  // namespace
-
-namespace structure {
-
-// The structural walk as docs/FORMAT.md states it (and as the first codec-2
-// encoder wrote it): back at most 64 events, an exit deepens, an entry at
-// depth 0 is the caller, the entry that brings the depth back to 0 first
-// is the previous sibling; unfound parts 0xffffffff.
-std::uint32_t reference_context_slot(const parlot::codec::LzModel& lz) {
-  const std::uint32_t pos = lz.position();
-  const std::uint32_t n = pos < v2::kWalkLimit ? pos : v2::kWalkLimit;
-  std::uint32_t sibling = 0xffffffffu;
-  std::uint32_t caller = 0xffffffffu;
-  std::uint32_t depth = 0;
-  bool sibling_known = false;
-  for (std::uint32_t k = 1; k <= n; ++k) {
-    const std::uint32_t v = lz.at(pos - k);
-    if (v == 0) {
-      ++depth;
-      continue;
-    }
-    if (depth == 0) {
-      caller = v;
-      if (!sibling_known) sibling = 0;
-      break;
-    }
-    if (--depth == 0 && !sibling_known) {
-      sibling = v;
-      sibling_known = true;
-    }
-  }
-  const std::uint32_t x = caller * 0x9e3779b1u ^ sibling * 0x85ebca77u;
-  return (x ^ (x >> 15)) * 0x2c1b3c6du >> (32 - v2::kCandidateBits);
-}
-
-}  // namespace structure
-
-// RankModel::context_slot (the exit-mask walk) and walk_slot find the
-// context the reference walk finds, at every position of balanced,
-// unbalanced (exits at depth 0) and deep streams, with IDs up to kMaxValue,
-// across the history ring's wrap: a faster walk must pass this unchanged.
-TEST(CodecV2, ContextWalkMatchesTheReferenceWalk) {
-  std::vector<std::vector<std::uint32_t>> streams = {
-      random_calls(30000, 7, 1), random_calls(30000, 300, 2), quicksort_calls(2000, 3)};
-  std::mt19937 rng(4);
-  std::vector<std::uint32_t> odd;  // exits without entries, runs of either
-  for (int i = 0; i < 30000; ++i) {
-    const unsigned r = rng() % 16;
-    odd.push_back(r < 7 ? 0 : r == 15 ? parlot::codec::kMaxValue - rng() % 3 : r);
-  }
-  streams.push_back(odd);
-  std::vector<std::uint32_t> deep;  // 100 levels down and up, twice
-  for (int rep = 0; rep < 2; ++rep) {
-    for (std::uint32_t d = 1; d <= 100; ++d) deep.push_back(d);
-    for (int d = 0; d < 100; ++d) deep.push_back(0);
-  }
-  streams.push_back(deep);
-  // Past the history ring's end (64K events), where the last 64 events wrap.
-  streams.push_back(random_calls(140000, 40, 5));
-  for (std::size_t s = 0; s < streams.size(); ++s) {
-    parlot::codec::LzModel lz;
-    for (std::size_t i = 0; i < streams[s].size(); ++i) {
-      const std::uint32_t expected = structure::reference_context_slot(lz);
-      ASSERT_EQ(v2::RankModel::context_slot(lz), expected) << "stream " << s << " position " << i;
-      ASSERT_EQ(v2::RankModel::walk_slot(lz), expected) << "stream " << s << " position " << i;
-      lz.record(streams[s][i]);
-    }
-  }
-}
-
-std::uint64_t fnv_of(const std::vector<std::uint8_t>& bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  return h;
-}
-
-// Length model 1's bytes are those of the first codec-2 encoder (format
-// version 2 as released): FNV-1a 64 of the output for two fixed streams,
-// computed with that encoder. A faster encoder or walk must not change one
-// byte, and format version 2 files must still decode.
-TEST(CodecV2, BytesAreThoseOfTheReleasedEncoder) {
-  const auto sorted = encode_as_version(quicksort_calls(3000, 5), 2, 512);
-  EXPECT_EQ(sorted.size(), 9587u);
-  EXPECT_EQ(fnv_of(sorted), 0xc7180c8ebea5f423ull);
-  const auto random = encode_as_version(random_calls(100000, 300, 3), 2, 512);
-  EXPECT_EQ(random.size(), 83246u);
-  EXPECT_EQ(fnv_of(random), 0xbe95e0b6d36fb5e5ull);
-}
-
-// The same for length model 2, as format version 3 released it.
-TEST(CodecV2, BytesOfLengthModel2AreThoseOfFormatVersion3) {
-  const auto sorted = encode_as_version(quicksort_calls(3000, 5), 3, 512);
-  EXPECT_EQ(sorted.size(), 8844u);
-  EXPECT_EQ(fnv_of(sorted), 0x4686bc3b006fad86ull);
-  const auto random = encode_as_version(random_calls(100000, 300, 3), 3, 512);
-  EXPECT_EQ(random.size(), 83303u);
-  EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
-}
-
-// The same for format version 4 (the table tail), as this encoder first
-// wrote them. The quicksort's bytes differ from version 3's (its long
-// matches that do not repeat themselves leave other table entries);
-// random_calls' are the same. Decoded in batches of 1, 3 and 4093 events
-// (a match's first event, its copied ones and its closing catch-up fall in
-// different next() calls).
-TEST(CodecV2, BytesOfFormatVersion4) {
-  const auto events = quicksort_calls(3000, 5);
-  std::vector<std::size_t> blocks;
-  const auto sorted = encode_as_version(events, 4, 512, &blocks);
-  EXPECT_EQ(sorted.size(), 8847u);
-  EXPECT_EQ(fnv_of(sorted), 0x2e3380a781fd2285ull);
-  EXPECT_FALSE(sorted == encode_as_version(events, 3, 512));
-  for (const std::size_t batch : {1u, 3u, 4093u}) {
-    EXPECT_TRUE(decode_blocks(sorted, blocks, events.size(), batch, 4) == events) << batch;
-  }
-  const auto random = encode_as_version(random_calls(100000, 300, 3), 4, 512);
-  EXPECT_EQ(random.size(), 83303u);
-  EXPECT_EQ(fnv_of(random), 0xc57493954288839bull);
-}
-
-// Format version 5 (the long context): its bytes, pinned as the format
-// released them; fewer than version 4's on the same quicksort calls, and
-// decoded in batches that cut matches anywhere.
-TEST(CodecV2, BytesOfFormatVersion5) {
-  const auto events = quicksort_calls(3000, 5);
-  std::vector<std::size_t> blocks;
-  const auto sorted = encode_with<V2Encoder>(events, 512, &blocks);
-  EXPECT_EQ(sorted.size(), 8820u);
-  EXPECT_EQ(fnv_of(sorted), 0x383b985ae1e2cabdull);
-  EXPECT_LT(sorted.size(), encode_as_version(events, 4, 512).size());
-  for (const std::size_t batch : {1u, 3u, 4093u}) {
-    EXPECT_TRUE(decode_blocks(sorted, blocks, events.size(), batch) == events) << batch;
-  }
-  const auto random = encode_with<V2Encoder>(random_calls(100000, 300, 3), 512);
-  EXPECT_EQ(random.size(), 83334u);
-  EXPECT_EQ(fnv_of(random), 0xf8b3f7f50a8a3664ull);
-}
-
-// A loop of 3 nested calls (6 events) where every `gap`-th iteration
-// (gap drawn from [1, max_gap]) calls one of 5 other functions instead.
-std::vector<std::uint32_t> loop_with_detours(std::size_t iterations, std::uint32_t max_gap,
-                                             std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint32_t> ev;
-  std::size_t next_detour = 1 + rng() % max_gap;
-  for (std::size_t i = 0; i < iterations; ++i) {
-    const std::uint32_t leaf = i == next_detour ? 4 + rng() % 5 : 3;
-    if (i == next_detour) next_detour = i + 1 + rng() % max_gap;
-    for (const std::uint32_t v : {1u, 2u, leaf, 0u, 0u, 0u}) ev.push_back(v);
-  }
-  return ev;
-}
-
-// Length model 2's bytes on long matches, as format version 3 released
-// them (values from the encoder of commit a6cfd0c): matches of every length
-// up to thousands of events, time-driven flushes inside matches, and one
-// match cut at kMaxMatch. An encoder that moves the match path's work (the
-// LZ table's updates) elsewhere must keep them.
-TEST(CodecV2, BytesOfLongMatchesAreThoseOfFormatVersion3) {
-  const auto detours = loop_with_detours(400000, 600, 11);
-  VectorSink sink(4096);
-  {
-    VersionEncoder enc(sink, 3);
-    for (std::size_t i = 0; i < detours.size(); ++i) {
-      enc.encode(detours[i]);
-      if (i % 100003 == 100002) enc.flush();  // the idle flusher, mid-match
-    }
-    enc.finish();
-    sink.drain(enc.window());
-  }
-  EXPECT_EQ(sink.bytes.size(), 3631u);
-  EXPECT_EQ(fnv_of(sink.bytes), 3060521766928790855ull);
-  EXPECT_TRUE(decode_blocks(sink.bytes, sink.blocks, detours.size(), 4093, 3) == detours);
-
-  // 17 M events of the plain loop: one match longer than kMaxMatch.
-  VectorSink long_sink(4096);
-  VersionEncoder enc(long_sink, 3);
-  const std::uint64_t events = std::uint64_t{v2::kMaxMatch} + 300001;
-  for (std::uint64_t i = 0; i < events; ++i) {
-    static constexpr std::uint32_t kLoop[6] = {1, 2, 3, 0, 0, 0};
-    enc.encode(kLoop[i % 6]);
-  }
-  enc.finish();
-  long_sink.drain(enc.window());
-  EXPECT_EQ(long_sink.bytes.size(), 21u);
-  EXPECT_EQ(fnv_of(long_sink.bytes), 9379394714775903593ull);
-}
-
-// LzModel::append() then catch_up(n, period) leaves the model exactly as
-// record() of each event: matches copied from `period` back (1, 2, 3, 7,
-// 64, 5000 and the ring's size), long enough for catch_up to replay only
-// the last period, after 1 or 2 record()ed events, on fresh and wrapped
-// histories, and with period 0 (everything replayed).
-TEST(LzModelCatchUp, AppendThenCatchUpIsRecord) {
-  std::mt19937 rng(7);
-  for (const std::uint32_t period : {1u, 2u, 3u, 7u, 64u, 5000u, 65535u}) {
-    for (const std::uint32_t recorded : {1u, 2u}) {
-      auto full = std::make_unique<parlot::codec::LzModel>();
-      auto lazy = std::make_unique<parlot::codec::LzModel>();
-      std::vector<std::uint32_t> events;
-      for (int round = 0; round < 3; ++round) {
-        // Arbitrary events (recorded by both), then a match copying from
-        // `period` back: `recorded` record()ed, the rest append()ed.
-        const std::uint32_t before = std::max(round == 1 ? 70000u : 40u, period + 3);
-        for (std::uint32_t i = 0; i < before; ++i) {
-          const std::uint32_t v = rng() % 5;
-          events.push_back(v);
-          full->record(v);
-          lazy->record(v);
-        }
-        const std::uint32_t len = std::min<std::uint32_t>(3 * period + 11, 65535 + recorded);
-        for (std::uint32_t i = 0; i < len; ++i) {
-          const std::uint32_t v = events[events.size() - period];
-          events.push_back(v);
-          full->record(v);
-          if (i < recorded) {
-            lazy->record(v);
-          } else {
-            lazy->append(v);
-          }
-        }
-        const std::uint32_t use = recorded + period >= 3 && period < 65536 ? period : 0;
-        lazy->catch_up(len - recorded, use);
-        ASSERT_TRUE(*lazy == *full)
-            << "period " << period << " recorded " << recorded << " round " << round;
-      }
-      // Period 0: every appended event replayed.
-      for (std::uint32_t i = 0; i < 1000; ++i) {
-        const std::uint32_t v = rng() % 9;
-        full->record(v);
-        lazy->append(v);
-      }
-      lazy->catch_up(1000);
-      EXPECT_TRUE(*lazy == *full) << "period " << period;
-    }
-  }
-  // Catch-ups of 9 to 1000 events that start just before, at and after the
-  // ring's end (the 8-event blocks of LzModel's AVX2 path stop there).
-  auto full = std::make_unique<parlot::codec::LzModel>();
-  auto lazy = std::make_unique<parlot::codec::LzModel>();
-  constexpr std::uint32_t kRing = parlot::codec::LzModel::kHistoryMask + 1;
-  for (const std::uint32_t before_end : {500u, 11u, 8u, 3u, 2u, 1u, 0u, kRing - 1, kRing - 2}) {
-    for (const std::uint32_t n : {9u, 16u, 17u, 1000u}) {
-      while ((full->position() + before_end) % kRing != 0) {
-        const std::uint32_t v = rng() % 7;
-        full->record(v);
-        lazy->record(v);
-      }
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const std::uint32_t v = rng() % 7;
-        full->record(v);
-        lazy->append(v);
-      }
-      lazy->catch_up(n);
-      ASSERT_TRUE(*lazy == *full) << before_end << " before the ring's end, " << n << " events";
-    }
-  }
-}
-
-// The long context (format version 5): after 1 2 3 4 5 6 7 and 9 9 9 4 5
-// 6 8, the events 1 2 3 4 5 6 are followed by 7 (the slot whose 6 events
-// before agree), not by 8 (the last slot after 4 5 6, which the 3-event
-// context alone predicts); a slot that agrees no further than the 3-event
-// one leaves that one's prediction.
-TEST(LzModelLongContext, PredictsTheSlotWhoseContextAgreesFurther) {
-  for (const bool long_context : {false, true}) {
-    auto lz = std::make_unique<parlot::codec::LzModel>();
-    lz->set_long_context(long_context);
-    for (const std::uint32_t v :
-         {1u, 2u, 3u, 4u, 5u, 6u, 7u, 9u, 9u, 9u, 4u, 5u, 6u, 8u, 1u, 2u, 3u, 4u, 5u, 6u})
-      lz->record(v);
-    EXPECT_EQ(lz->at(lz->predicted_slot()), long_context ? 7u : 8u) << long_context;
-    // 9 9 9 4 5 6 again, after 1 2 3 4 5 6 above: its long slot (before 8)
-    // agrees 6 events back, further than the 3-event context's last slot.
-    for (const std::uint32_t v : {7u, 9u, 9u, 9u, 4u, 5u, 6u}) lz->record(v);
-    EXPECT_EQ(lz->at(lz->predicted_slot()), long_context ? 8u : 7u) << long_context;
-  }
-}
-
-// The long context's comparison gives the same answer with AVX2 and
-// without, on windows anywhere in the ring (wrapping its end or not).
-TEST(LzModelLongContext, AgreementIsTheSameWithAndWithoutAvx2) {
-  constexpr std::uint32_t kRing = parlot::codec::LzModel::kHistoryMask + 1;
-  std::vector<std::uint32_t> history(kRing);
-  std::mt19937 rng(5);
-  for (auto& v : history) v = rng() % 3;  // runs of agreement of every length
-  for (std::uint32_t i = 0; i < 200000; ++i) {
-    const std::uint32_t a = i < 40 ? kRing - 20 + i : rng();
-    const std::uint32_t b = i < 40 ? i * 7 : rng();
-    const unsigned scalar = parlot::codec::LzModel::agreement_in(history.data(), a, b, false);
-    ASSERT_EQ(parlot::codec::LzModel::agreement_in(history.data(), a, b, true), scalar)
-        << a << " " << b;
-    ASSERT_LE(scalar, parlot::codec::kLongCompare);
-  }
-  EXPECT_EQ(parlot::codec::LzModel::agreement_in(history.data(), 100, 100, true), 8u);
-}
 
 // Matches longer than the history ring: runs of one event after a literal
 // (a match from 1 back after one record()ed event, which LzModel::catch_up
