@@ -197,8 +197,8 @@ std::string summary_json(const SummaryInput& in) {
                {"bound_ns", in.bound.exact      ? 0
                             : in.bound.recorded ? in.bound.recorded_bound_ns
                                                 : in.bound.max_span_ns},
-               {"call_end_bound_ns", in.bound.recorded ? in.bound.recorded_tolerance_ns
-                                                       : in.bound.max_span_ns},
+               {"call_end_bound_ns",
+                in.bound.recorded ? in.bound.recorded_tolerance_ns : in.bound.max_span_ns},
                {"events", in.bound.events},
                {"timed_events", in.bound.timed_events}};
   j["total"] = program.total();

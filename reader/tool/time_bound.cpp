@@ -41,8 +41,8 @@ TimeBound measure_time_bound(const std::vector<ProcessTrace>& processes,
     const ProcessMetadata& m = process.metadata;
     if (m.clock_tick_ns.value_or(0) != 0 && m.clock_tolerance_ns) {
       bound.recorded_bound_ns =
-          std::max(bound.recorded_bound_ns, *m.clock_tick_ns + m.clock_tick_late_ns.value_or(0) +
-                                                *m.clock_tolerance_ns);
+          std::max(bound.recorded_bound_ns,
+                   *m.clock_tick_ns + m.clock_tick_late_ns.value_or(0) + *m.clock_tolerance_ns);
       bound.recorded_tolerance_ns = std::max(bound.recorded_tolerance_ns, *m.clock_tolerance_ns);
     } else {
       all_recorded = false;

@@ -77,7 +77,9 @@ int write_process_metadata(std::uint64_t end_ns) {
   // runs on the idle flusher's thread (none with PARLOT_FLUSH_MS=0).
   const bool ticking = g_config.flush_ms != 0;
   t.str("clock_events ").u64(g_config.clock_events).ch('\n');
-  t.str("clock_tolerance_ns ").u64(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns).ch('\n');
+  t.str("clock_tolerance_ns ")
+      .u64(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns)
+      .ch('\n');
   t.str("clock_tick_ns ")
       .u64(ticking ? g_clock_tick_period_ns.load(std::memory_order_relaxed) : 0)
       .ch('\n');

@@ -18,9 +18,9 @@
 #include "process/function_filter.h"
 #include "process/idle_flusher.h"
 #include "process/process_state.h"
-#include "time/clock_tick.h"
 #include "process/signal_handlers.h"
 #include "process/thread_fence.h"
+#include "time/clock_tick.h"
 
 namespace parlot::runtime {
 
