@@ -10,12 +10,15 @@
 #include <optional>
 #include <unordered_set>
 
+#include "analysis/cause.h"
 #include "analysis/classes.h"
 #include "analysis/divergence.h"
+#include "analysis/loops.h"
 #include "analysis/partial_results.h"
 #include "commands.h"
 #include "parallel.h"
 #include "reader_team.h"
+#include "simplified_names.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -27,6 +30,8 @@ struct ClassesOptions {
   std::size_t max_body = 8;
   std::size_t context = 3;
   bool similarity = false;
+  bool cause = true;     ///< the cause-first lines (loop summaries of every thread)
+  bool simplify = true;  ///< shorter C++ names
 };
 
 // One owned thread's result: its class hash and, for --similarity, its
@@ -103,6 +108,44 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
   return analysis::write_classes_partial(out);
 }
 
+// Loop summaries of every thread (read again, on the leader: under
+// mpirun the members send class hashes only), then the cause report.
+analysis::CauseReport find_causes_of(TraceInput& input, const std::vector<ThreadClass>& threads,
+                                     std::size_t max_body) {
+  std::vector<const TraceInput::Thread*> found(threads.size(), nullptr);
+  for (std::size_t i = 0; i < threads.size(); ++i) found[i] = input.find_or_load(threads[i].id);
+  std::vector<analysis::LoopSummary> summaries(threads.size());
+  std::vector<char> read(threads.size(), 0);
+  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+    if (found[i] == nullptr) return;
+    read[i] = input.read_thread(*found[i], [&](ThreadStream& stream) {
+      analysis::LoopBuilder builder(max_body);
+      for (analysis::Event e; stream.next(e);) builder.push(e);
+      summaries[i] = builder.finish();
+    });
+  });
+  std::vector<analysis::ThreadLoops> loops;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    if (read[i]) loops.push_back({threads[i].id, &summaries[i]});
+  }
+  return analysis::find_causes(loops);
+}
+
+// Classes in the order their earliest members part (the outliers' order),
+// then the classes without an outlier, as Classes::ordered() lists them.
+std::vector<analysis::Classes::Class> order_by_parting(
+    std::vector<analysis::Classes::Class> classes, const analysis::CauseReport& cause) {
+  auto rank = [&](const analysis::Classes::Class& c) {
+    for (std::size_t i = 0; i < cause.outliers.size(); ++i) {
+      if (c.members.contains(cause.outliers[i].thread)) return i;
+    }
+    return cause.outliers.size();
+  };
+  std::stable_sort(classes.begin(), classes.end(),
+                   [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  return classes;
+}
+
 int run_classes(const ClassesOptions& o) {
   ReaderTeam& team = ReaderTeam::get();
   std::optional<TraceInput> owned;
@@ -123,7 +166,16 @@ int run_classes(const ClassesOptions& o) {
   });
   analysis::Classes classes;
   for (const auto& t : threads) classes.add(t.id, t.hash);
-  const auto ordered = classes.ordered();
+  // Cause first: each thread against its role's majority, on loop summaries.
+  analysis::CauseReport cause;
+  if (o.cause) cause = find_causes_of(input, threads, o.max_body);
+  // After find_causes_of(): the names of the processes it loaded too.
+  const analysis::NameTable names = simplified_names(input.names(), o.simplify);
+  if (o.cause) {
+    fmt::print("{}\n", analysis::describe_causes(
+                           cause, names, [&](analysis::ThreadId id) { return input.label(id); }));
+  }
+  const auto ordered = order_by_parting(classes.ordered(), cause);
   std::size_t members = 0;
   for (const auto& c : ordered) members += c.members.size();
   fmt::print("{} class{} of {} thread{} (--by {})\n", ordered.size(),
@@ -133,31 +185,49 @@ int run_classes(const ClassesOptions& o) {
     if (c.label == 'A') largest = &c;
   }
   for (const auto& c : ordered) {
+    // The representative: the member that parts earliest; compared with
+    // the thread whose behaviour its role's majority shares (else class A's).
+    analysis::ThreadId representative = c.members.first();
+    std::optional<analysis::ThreadId> reference;
+    for (const auto& out : cause.outliers) {
+      if (c.members.contains(out.thread)) {
+        representative = out.thread;
+        reference = out.reference;
+        break;
+      }
+    }
     fmt::print("class {}: {} ({} thread{}), representative {}\n", c.label,
                c.members.to_string(input.ranked()), c.members.size(),
-               c.members.size() == 1 ? "" : "s", input.label(c.members.first()));
-    if (largest == nullptr || &c == largest) continue;
+               c.members.size() == 1 ? "" : "s", input.label(representative));
+    if (!reference) {
+      if (largest == nullptr || &c == largest) continue;
+      reference = largest->members.first();
+    }
+    char reference_label = '?';
+    for (const auto& other : ordered) {
+      if (other.members.contains(*reference)) reference_label = other.label;
+    }
     analysis::Divergence d;
     try {
-      auto left = input.open(*input.find_or_load(largest->members.first()));
-      auto right = input.open(*input.find_or_load(c.members.first()));
+      auto left = input.open(*input.find_or_load(*reference));
+      auto right = input.open(*input.find_or_load(representative));
       d = analysis::first_divergence(*left, *right, o.context);
     } catch (const FormatError& e) {
       // Both were read once already: a file that changed since.
       report_error(e);
-      fmt::print("  versus class A: not compared (damaged input)\n");
+      fmt::print("  versus class {}: not compared (damaged input)\n", reference_label);
       continue;
     }
     std::string text = analysis::describe_divergence(
-        d, input.names(), "class A " + input.label(largest->members.first()),
-        fmt::format("class {} {}", c.label, input.label(c.members.first())));
+        d, names, fmt::format("class {} {}", reference_label, input.label(*reference)),
+        fmt::format("class {} {}", c.label, input.label(representative)));
     std::string indented;
     for (std::size_t pos = 0; pos < text.size();) {
       const std::size_t nl = text.find('\n', pos);
       indented += "  " + text.substr(pos, nl - pos + 1);
       pos = nl == std::string::npos ? text.size() : nl + 1;
     }
-    fmt::print("  versus class A: {}", indented.substr(2));
+    fmt::print("  versus class {}: {}", reference_label, indented.substr(2));
   }
   if (o.similarity) print_similarity(input, threads);
   return 0;
@@ -178,6 +248,10 @@ void add_classes_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--max-body", options->max_body, "Longest loop body for --by loops")
       ->check(CLI::Range(1, 64));
   cmd->add_option("--context", options->context, "Events of context around a divergence");
+  cmd->add_flag("!--no-cause", options->cause,
+                "Leave out the cause-first lines (each thread against its role's majority)");
+  cmd->add_flag("--simplify,!--no-simplify", options->simplify,
+                "Shorter C++ names (template arguments as <>; on by default)");
   cmd->add_flag("--similarity", options->similarity,
                 "Rank threads by mean Jaccard similarity of their edge sets");
   cmd->callback([options, &exit_status] { exit_status = run_classes(*options); });

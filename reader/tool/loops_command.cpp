@@ -10,6 +10,7 @@
 #include "ordered_output.h"
 #include "parallel.h"
 #include "reader_team.h"
+#include "simplified_names.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -18,6 +19,7 @@ namespace {
 struct LoopsOptions {
   ViewOptions view;
   std::size_t max_body = 8;
+  bool simplify = true;  ///< shorter C++ names
 };
 
 // Under mpirun each rank opens its share of the processes (round robin)
@@ -31,6 +33,7 @@ int run_loops(const LoopsOptions& o) {
         owned.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
         TraceInput& input = *owned;
         const auto& threads = input.threads();
+        const analysis::NameTable names = simplified_names(input.names(), o.simplify);
         lines.resize(threads.size());
         parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
           input.read_thread(threads[i], [&](ThreadStream& stream) {
@@ -39,7 +42,7 @@ int run_loops(const LoopsOptions& o) {
             for (analysis::Event e; stream.next(e); ++events) builder.push(e);
             const analysis::LoopSummary summary = builder.finish();
             lines[i] = fmt::format("{} ({} events): {}\n", input.label(threads[i].id), events,
-                                   summary.to_string(input.names()));
+                                   summary.to_string(names));
           });
         });
       })) {
@@ -69,6 +72,8 @@ void add_loops_command(CLI::App& app, int& exit_status) {
   add_view_options(cmd, options->view);
   cmd->add_option("--max-body", options->max_body, "Longest loop body recognised (items)")
       ->check(CLI::Range(1, 64));
+  cmd->add_flag("--simplify,!--no-simplify", options->simplify,
+                "Shorter C++ names (template arguments as <>; on by default)");
   cmd->callback([options, &exit_status] { exit_status = run_loops(*options); });
 }
 

@@ -125,8 +125,11 @@ TEST_F(AnalysisViews, ClassesByEdgesSeparateMainFromTheWorkers) {
   int status = -1;
   const std::string out = read_tool("classes --by edges " + qs(), &status);
   EXPECT_EQ(status, 0) << out;
+  // The main thread is a role of its own (thread index 0): not compared
+  // with the workers, so not an outlier, its class listed after theirs.
   EXPECT_THAT(out, HasSubstr("2 classes of 5 threads (--by edges)\n"
-                             "class B: process 0 (1 thread), representative process 0 thread 0\n"));
+                             "class A: process 0 threads 1-4 (4 threads)"));
+  EXPECT_THAT(out, HasSubstr("class B: process 0 (1 thread), representative process 0 thread 0\n"));
   EXPECT_THAT(out, HasSubstr("class A: process 0 threads 1-4 (4 threads), representative "
                              "process 0 thread 1\n"));
   EXPECT_THAT(out, HasSubstr("first divergence at event 0"));
@@ -145,11 +148,10 @@ TEST_F(AnalysisViews, DiffOfTwoRunsIsIdenticalAndOfTwoThreadsIsNot) {
   int status = -1;
   const std::string same = read_tool("diff " + qs() + " " + qs2(), &status);
   EXPECT_EQ(status, 0) << same;
-  EXPECT_THAT(same, HasSubstr("process 0 thread 0: identical (2020 events)\n"));
-  for (int t = 1; t <= 4; ++t) {
-    EXPECT_THAT(same, HasSubstr("process 0 thread " + std::to_string(t) + ": identical (")) << same;
-  }
-  EXPECT_THAT(same, Not(HasSubstr("divergence")));
+  // Identical pairs are counted, not listed; the runs go by their directories' names.
+  EXPECT_EQ(same, fs::path(qs()).filename().string() + " vs " +
+                      fs::path(qs2()).filename().string() +
+                      ": 0 threads differ (0 groups), 5 identical\n");
   const std::string two =
       read_tool("diff " + qs() + " --left rank=0,thread=1 --right rank=0,thread=2");
   EXPECT_THAT(two, HasSubstr("first divergence at event 4"));
