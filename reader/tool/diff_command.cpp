@@ -8,15 +8,17 @@
 #include <fmt/core.h>
 
 #include <charconv>
+#include <filesystem>
 #include <optional>
 
 #include "analysis/divergence.h"
 #include "analysis/loop_diff.h"
 #include "analysis/loops.h"
 #include "commands.h"
-#include "ordered_output.h"
 #include "prefetch_source.h"
+#include "ranked_diff.h"
 #include "reader_team.h"
+#include "simplified_names.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -29,17 +31,22 @@ struct DiffOptions {
   std::size_t context = 3;
   bool loops = true;
   std::size_t max_body = 8;
+  bool simplify = true;   ///< shorter C++ names
+  bool all = false;       ///< no cap on the output's lines
+  RankedDiffOptions cap;  ///< the caps without --all
 };
 
-/// describe_divergence(), then (when the streams differ and `o.loops`) the
-/// loop-level diff, indented under "  loop-level diff (NLR, < left only,
+/// describe_divergence() (the divergence into `*divergence` when given), then (when the streams
+/// differ and `o.loops`) the loop-level diff, indented under "  loop-level diff (NLR, < left only,
 /// > right only):".
 std::string compare(analysis::EventSource& left, analysis::EventSource& right,
                     const analysis::NameTable& names, const std::string& left_label,
-                    const std::string& right_label, const DiffOptions& o) {
+                    const std::string& right_label, const DiffOptions& o,
+                    analysis::Divergence* divergence = nullptr) {
   // Each side decoded (and loop-summarised) on its own thread.
   PrefetchSource l(left, o.loops ? o.max_body : 0), r(right, o.loops ? o.max_body : 0);
   const auto d = analysis::first_divergence(l, r, o.context);
+  if (divergence != nullptr) *divergence = d;
   std::string out = analysis::describe_divergence(d, names, left_label, right_label);
   if (!o.loops || d.identical) return out;
   analysis::LoopDiffOptions lo;
@@ -86,65 +93,89 @@ analysis::ThreadId parse_thread(const std::string& spec) {
   return id;
 }
 
+/// The name a run goes by in the output: its directory's last component,
+/// or the whole path as given when both runs end in the same name.
+std::string run_label(const std::string& dir, const std::string& other) {
+  auto base = [](const std::string& d) {
+    const std::filesystem::path p = std::filesystem::path(d).lexically_normal();
+    const std::string name = (p.has_filename() ? p : p.parent_path()).filename().string();
+    return name.empty() ? d : name;
+  };
+  return base(dir) == base(other) ? dir : base(dir);
+}
+
 // Two runs, threads matched by rank and thread index. The pairs are split
 // by rank (rank mod team size: a member opens the processes of both runs
-// with its ranks, so each pair is on one member); the leader prints them in
-// the serial order (print_in_order): the left run's threads, each with its
-// pair's report or "only in LEFT", then the right run's threads that have
-// no pair.
+// with its ranks, so each pair is on one member); each member compares its
+// pairs and the leader gathers the reports, groups, ranks and prints them
+// (ranked_diff.h).
 int diff_runs(ReaderTeam& team, const DiffOptions& o) {
   ViewOptions rv = o.left;
   rv.dir = o.right_dir;
+  const std::string left_label = run_label(o.left.dir, rv.dir);
+  const std::string right_label = run_label(rv.dir, o.left.dir);
   const auto owns = [&](std::size_t, std::uint64_t rank) {
     return rank % team.size() == team.rank();
   };
   std::optional<TraceInput> left, right;
-  if (!all_succeed(team, [&] {
-        left.emplace(o.left, owns);
-        right.emplace(rv, owns);
-      })) {
-    return 0;
-  }
-  analysis::NameTable names = left->names();
-  names.merge(right->names());
-  // Items: the left run's processes, then the right run's.
-  const std::size_t left_processes = left->processes().size();
-  std::vector<unsigned> owner(left_processes + right->processes().size());
-  for (std::size_t i = 0; i < owner.size(); ++i) {
-    const std::uint64_t rank =
-        i < left_processes ? left->rank_of(i) : right->rank_of(i - left_processes);
-    owner[i] = static_cast<unsigned>(rank % team.size());
-  }
-  return print_in_order(team, owner, [&](std::size_t item, ItemWriter& out) {
-    if (item < left_processes) {
-      for (const auto& t : left->threads()) {
-        if (t.process != item) continue;
-        const auto* other = right->find(t.id);
-        if (other == nullptr) {
-          out.write(fmt::format("{}: only in {}\n", left->label(t.id), o.left.dir));
-          continue;
-        }
-        std::string text;
-        try {
-          auto sa = left->open(t);
-          auto sb = right->open(*other);
-          text = compare(*sa, *sb, names, "left", "right", o);
-          left->finished(*sa);
-          right->finished(*sb);
-        } catch (const FormatError& e) {
-          report_error(e);
-          text = "not compared (damaged input)\n";
-        }
-        out.write(fmt::format("{}: {}", left->label(t.id), text));
+  const auto partials = gather_partials(team, [&] {
+    left.emplace(o.left, owns);
+    right.emplace(rv, owns);
+    analysis::NameTable names = left->names();
+    names.merge(right->names());
+    names = simplified_names(names, o.simplify);
+    std::vector<PairDiff> pairs;
+    for (const auto& t : left->threads()) {
+      PairDiff p;
+      p.id = t.id;
+      p.label = left->label(t.id);
+      const auto* other = right->find(t.id);
+      if (other == nullptr) {
+        p.identical = false;
+        p.one_sided = true;
+        p.text = fmt::format("only in {}\n", left_label);
+        pairs.push_back(std::move(p));
+        continue;
       }
-    } else {
-      for (const auto& t : right->threads()) {
-        if (t.process != item - left_processes || left->find(t.id) != nullptr) continue;
-        out.write(fmt::format("{}: only in {}\n", right->label(t.id), rv.dir));
+      try {
+        auto sa = left->open(t);
+        auto sb = right->open(*other);
+        analysis::Divergence d;
+        p.text = compare(*sa, *sb, names, left_label, right_label, o, &d);
+        p.identical = d.identical;
+        p.position = d.position;
+        p.size = d.left_events > d.right_events ? d.left_events - d.right_events
+                                                : d.right_events - d.left_events;
+        left->finished(*sa);
+        right->finished(*sb);
+      } catch (const FormatError& e) {
+        report_error(e);
+        p.identical = false;
+        p.text = "not compared (damaged input)\n";
       }
+      pairs.push_back(std::move(p));
     }
-    return 0;
+    for (const auto& t : right->threads()) {
+      if (left->find(t.id) != nullptr) continue;
+      PairDiff p;
+      p.id = t.id;
+      p.label = right->label(t.id);
+      p.identical = false;
+      p.one_sided = true;
+      p.text = fmt::format("only in {}\n", right_label);
+      pairs.push_back(std::move(p));
+    }
+    return write_pair_diffs(pairs);
   });
+  if (!team.leader()) return 0;
+  std::vector<PairDiff> pairs;
+  for (const auto& part : partials) {
+    auto some = read_pair_diffs(part);
+    for (auto& p : some) pairs.push_back(std::move(p));
+  }
+  fmt::print("{}", ranked_diff_text(std::move(pairs), left_label, right_label, left->ranked(),
+                                    o.all ? RankedDiffOptions{0, 0} : o.cap));
+  return 0;  // damage: the exit status main() gives from the damage log
 }
 
 int run_diff(const DiffOptions& o) {
@@ -166,14 +197,23 @@ int run_diff(const DiffOptions& o) {
     try {
       auto sa = left.open(*ta);
       auto sb = left.open(*tb);
-      text = compare(*sa, *sb, left.names(), left.label(a), left.label(b), o);
+      text = compare(*sa, *sb, simplified_names(left.names(), o.simplify), left.label(a),
+                     left.label(b), o);
       left.finished(*sa);
       left.finished(*sb);
     } catch (const FormatError& e) {
       report_error(e);
       text = "not compared (damaged input)\n";
     }
-    fmt::print("{} vs {}: {}", left.label(a), left.label(b), text);
+    PairDiff pair;
+    pair.id = a;
+    pair.label = fmt::format("{} vs {}", left.label(a), left.label(b));
+    pair.identical = false;
+    pair.text = std::move(text);
+    const std::string out = ranked_diff_text({pair}, left.label(a), left.label(b), left.ranked(),
+                                             o.all ? RankedDiffOptions{0, 0} : o.cap);
+    // The pair alone: its report without the count line.
+    fmt::print("{}", out.substr(out.find('\n') + 1));
     return 0;
   }
   return diff_runs(team, o);
@@ -199,6 +239,13 @@ void add_diff_command(CLI::App& app, int& exit_status) {
                   "Events of context around the divergence (items around each change in the "
                   "loop-level diff)");
   cmd->add_flag("!--no-loops", options->loops, "Leave out the loop-level diff (diffNLR)");
+  cmd->add_flag("--simplify,!--no-simplify", options->simplify,
+                "Shorter C++ names (template arguments as <>; on by default)");
+  cmd->add_flag("--all", options->all,
+                "Print every difference (by default the output stops after about 80 lines, "
+                "40 per group of threads, with \"... N more\")");
+  cmd->add_option("--max-lines", options->cap.max_lines,
+                  "Lines of output before \"... N more differences (use --all)\" (0: no cap)");
   cmd->add_option("--max-body", options->max_body, "Longest loop body recognised (items)")
       ->check(CLI::Range(1, 64));
   cmd->callback([options, &exit_status] { exit_status = run_diff(*options); });
