@@ -4,6 +4,7 @@
 // (parlot-read classes, stacks, diff; README "Finding the odd rank").
 //
 // Usage: halo_mpi [iterations] [--skip-exchange RANK:ITER] [--wrong-branch RANK]
+//                 [--extra-iteration RANK]
 //        (default 20 iterations, no bug)
 //
 // Each iteration every rank calls exchange_halo (its two ghost cells from
@@ -25,6 +26,10 @@
 // --wrong-branch R     rank R takes the fixed-boundary branch of relax at
 //                      every iteration (apply_fixed_boundary instead of
 //                      use_ghosts) and finishes with a wrong result.
+// --extra-iteration R  rank R runs one iteration more than the others (an
+//                      off-by-one loop bound): its extra exchange_halo
+//                      waits for neighbours that are in MPI_Finalize. The
+//                      job hangs: stop it with SIGTERM.
 //
 // Determinism: the field, the iteration count and the branch taken depend
 // only on the arguments and the number of ranks; every rank makes the same
@@ -41,21 +46,25 @@ typedef struct {
   int iterations;
   int skip_rank, skip_iteration;  // --skip-exchange (-1: off)
   int wrong_rank;                 // --wrong-branch (-1: off)
+  int extra_rank;                 // --extra-iteration (-1: off)
 } Options;
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: halo_mpi [iterations] [--skip-exchange RANK:ITER] [--wrong-branch RANK]\n");
+          "usage: halo_mpi [iterations] [--skip-exchange RANK:ITER] [--wrong-branch RANK]\n"
+          "                [--extra-iteration RANK]\n");
   exit(2);
 }
 
 static Options parse_args(int argc, char** argv) {
-  Options o = {20, -1, -1, -1};
+  Options o = {20, -1, -1, -1, -1};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--skip-exchange") == 0 && i + 1 < argc) {
       if (sscanf(argv[++i], "%d:%d", &o.skip_rank, &o.skip_iteration) != 2) usage();
     } else if (strcmp(argv[i], "--wrong-branch") == 0 && i + 1 < argc) {
       o.wrong_rank = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--extra-iteration") == 0 && i + 1 < argc) {
+      o.extra_rank = atoi(argv[++i]);
     } else if (argv[i][0] != '-') {
       o.iterations = atoi(argv[i]);
     } else {
@@ -127,7 +136,9 @@ int main(int argc, char** argv) {
   double u[kCells + 2];
   init_field(u, rank);
   double residual = 0;
-  for (int it = 0; it < o.iterations; ++it) {
+  // The planted bug of --extra-iteration: a loop bound off by one on one rank.
+  const int iterations = o.iterations + (rank == o.extra_rank ? 1 : 0);
+  for (int it = 0; it < iterations; ++it) {
     // The planted bug: a wrong condition around the exchange.
     if (!(rank == o.skip_rank && it == o.skip_iteration)) exchange_halo(u, left, right);
     residual = residual_norm(relax(u, rank == o.wrong_rank));

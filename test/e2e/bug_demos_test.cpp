@@ -27,6 +27,7 @@ namespace parlot::e2e {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -192,6 +193,27 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
   run_until_hung(mpi(dir, {"--skip-exchange", "2:5"}), "iteration 4 residual",
                  tmp_.path() / "skip.out", dir, true);
 
+  // Cause first: rank 2 parts from the majority earliest, at iteration 6,
+  // though every rank's stream differs from every other's (the victims
+  // wait at three places in the exchange).
+  const RunResult cause = parlot_read({"classes", dir.string()});
+  EXPECT_EQ(cause.exit_status, 0) << cause.err;
+  EXPECT_THAT(
+      cause.out,
+      ::testing::StartsWith(
+          "earliest divergence: rank 2 thread 0 at iteration 6 of the loop in main, after " +
+          std::to_string(kHaloSetup + 5 * kHaloIteration) +
+          " common events\n"
+          "  rank 2 thread 0 calls relax where the majority (3 of 3 peers part from it "
+          "there; e.g. rank "));
+  EXPECT_THAT(cause.out, HasSubstr(") calls exchange_halo\n"
+                                   "  call path: main > [iteration 6] > relax\n"
+                                   "then: rank "));
+  // The classes in the order they part: rank 2's first.
+  EXPECT_THAT(cause.out, HasSubstr(" (--by trace)\nclass "));
+  EXPECT_THAT(cause.out.substr(cause.out.find(" (--by trace)\nclass ")),
+              HasSubstr(": rank 2 (1 thread), representative rank 2 thread 0\n"));
+
   const RunResult classes = parlot_read({"classes", "--by", "stack", dir.string()});
   EXPECT_EQ(classes.exit_status, 0) << classes.err;
   EXPECT_THAT(classes.out,
@@ -218,6 +240,62 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
       HasSubstr("      5 x [ exchange_halo { 2 x [ shift { MPI_Irecv MPI_Issend MPI_Waitall "
                 "} ] } relax { use_ghosts } residual_norm { MPI_Allreduce } ]\n"
                 "  <   relax { use_ghosts }\n"));
+}
+
+// diff of the hung run against a run that completes: the ranks ranked by
+// where they part (rank 2 first, at its skipped exchange), the runs named
+// by their directories, the output within its cap with the "N more" line;
+// --all prints everything.
+TEST_F(BugDemos, DiffOfAHungRunAgainstACompleteOneIsRankedAndCapped) {
+  const fs::path hung = tmp_.path() / "hung";
+  const fs::path done = tmp_.path() / "done";
+  run_until_hung(mpi(hung, {"--skip-exchange", "2:5"}), "iteration 4 residual",
+                 tmp_.path() / "hung.out", hung, true);
+  const RunResult r = run(mpi(done, {}));
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  const RunResult diff = parlot_read({"diff", hung.string(), done.string()});
+  EXPECT_EQ(diff.exit_status, 0) << diff.err;
+  // Ranks 1 and 3 wait at the same place in the exchange: one group.
+  EXPECT_THAT(diff.out,
+              ::testing::StartsWith("hung vs done: 4 threads differ (3 groups), 0 identical\n"
+                                    "rank 2 thread 0: first divergence at event " +
+                                    std::to_string(kHaloSetup + 5 * kHaloIteration) +
+                                    " (hung: 147 events, done: 534 events)\n"));
+  EXPECT_THAT(diff.out, HasSubstr("\nranks 1,3 (2 threads, the same difference): first divergence "
+                                  "at event "));
+  const auto lines = std::count(diff.out.begin(), diff.out.end(), '\n');
+  EXPECT_LE(lines, 80) << diff.out;
+  EXPECT_THAT(diff.out, HasSubstr(" more lines of this difference (use --all)\n"));
+  // A smaller cap leaves out whole groups.
+  const RunResult short_diff =
+      parlot_read({"diff", "--max-lines", "30", hung.string(), done.string()});
+  EXPECT_EQ(std::count(short_diff.out.begin(), short_diff.out.end(), '\n'), 30) << short_diff.out;
+  EXPECT_THAT(short_diff.out, HasSubstr("\n... 2 more differences (use --all): "));
+  EXPECT_THAT(short_diff.out, ::testing::EndsWith(" more lines, 2 more groups of threads\n"));
+  const RunResult all = parlot_read({"diff", "--all", hung.string(), done.string()});
+  EXPECT_EQ(all.exit_status, 0) << all.err;
+  EXPECT_GT(std::count(all.out.begin(), all.out.end(), '\n'), lines);
+  EXPECT_THAT(all.out, Not(HasSubstr("(use --all)")));
+  EXPECT_THAT(all.out, HasSubstr("\nrank 0 thread 0: first divergence at event "));
+}
+
+// One rank runs one iteration more than the others (a loop bound off by
+// one): it waits in its 21st exchange, the others in MPI_Finalize. classes
+// names it first, at iteration 21 of the loop in main.
+TEST_F(BugDemos, RankWithAnExtraIterationComesFirstAtThatIteration) {
+  const fs::path dir = tmp_.path() / "extra";
+  run_until_hung(mpi(dir, {"--extra-iteration", "1"}), "iteration 19 residual",
+                 tmp_.path() / "extra.out", dir, true);
+  const RunResult classes = parlot_read({"classes", dir.string()});
+  EXPECT_EQ(classes.exit_status, 0) << classes.err;
+  EXPECT_THAT(classes.out,
+              ::testing::StartsWith("earliest divergence: rank 1 thread 0 at iteration 21 "
+                                    "of the loop in main, after " +
+                                    std::to_string(kHaloSetup + 20 * kHaloIteration) +
+                                    " common events\n  rank 1 thread 0 calls exchange_halo where "
+                                    "the majority (3 of 3 peers part from it there; e.g. rank "))
+      << classes.out;
+  EXPECT_THAT(classes.out, HasSubstr("  call path: main > [iteration 21] > exchange_halo\n"));
 }
 
 // The hang ended as a user or a batch system ends it, `timeout -s TERM N
