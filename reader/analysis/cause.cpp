@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -34,11 +35,66 @@ bool earlier(const Parting& a, const Parting& b) {
   return a.events < b.events;
 }
 
+/// The majority rule (cause.h) over one thread's `partings` with its
+/// peers (Parting, index into `ids`): the outlier it is, or none.
+std::optional<Outlier> majority_parting(ThreadId thread,
+                                        std::vector<std::pair<Parting, std::size_t>> partings,
+                                        const std::vector<ThreadId>& ids) {
+  const std::size_t k = partings.size();
+  std::sort(partings.begin(), partings.end(), [](const auto& a, const auto& b) {
+    if (a.first.identical != b.first.identical) return b.first.identical;
+    return a.first.events < b.first.events;
+  });
+  // Where a majority of the peers still running has parted from it:
+  // walking its partings in order, a peer that stopped where it went on
+  // (a hang's victim waiting) leaves the vote there; the others part.
+  const Parting* at = nullptr;
+  std::size_t alive = k, parted = 0;
+  for (const auto& [q, unused] : partings) {
+    if (q.identical) break;
+    if (q.theirs.stops() && !q.mine.stops()) {
+      --alive;
+    } else {
+      ++parted;
+    }
+    if (2 * parted > alive) {
+      at = &q;
+      break;
+    }
+  }
+  // Every peer stopped before it: the plain majority of its partings.
+  if (at == nullptr && alive == 0) at = &partings[k / 2].first;
+  if (at == nullptr || at->identical) return std::nullopt;
+  // The running peers parted from it there (ties included).
+  parted = 0;
+  for (const auto& [q, unused] : partings) {
+    parted += !q.identical && q.events <= at->events && !(q.theirs.stops() && !q.mine.stops());
+  }
+  // Shown: the majority's parting, unless there it merely goes on where
+  // the peer stopped; then its earliest parting in which it does
+  // something else (else the majority's).
+  std::size_t majority = 0, shown = 0;
+  while (&partings[majority].first != at) ++majority;
+  shown = majority;
+  if (at->theirs.stops() && !at->mine.stops()) {
+    for (std::size_t n = 0; n < k; ++n) {
+      const Parting& q = partings[n].first;
+      if (!q.identical && !(q.theirs.stops() && !q.mine.stops())) {
+        shown = n;
+        break;
+      }
+    }
+  }
+  return Outlier{thread, ids[partings[shown].second],   partings[shown].first, alive, parted,
+                 *at,    ids[partings[majority].second]};
+}
+
 }  // namespace
 
 CauseReport find_causes(const std::vector<ThreadLoops>& threads, std::size_t max_peers) {
   CauseReport report;
   report.threads = threads.size();
+  std::vector<Outlier> completed;  // outliers only inside calls they complete
   for (const bool main : {true, false}) {
     std::vector<const ThreadLoops*> role;
     for (const ThreadLoops& t : threads) {
@@ -59,6 +115,8 @@ CauseReport find_causes(const std::vector<ThreadLoops>& threads, std::size_t max
         report.role_code.push_back({f, main, n, role.size()});
       }
     }
+    std::vector<ThreadId> ids;
+    for (const ThreadLoops* t : role) ids.push_back(t->id);
     std::vector<FilteredSummary> filtered;
     filtered.reserve(role.size());
     for (const ThreadLoops* t : role) filtered.emplace_back(*t->summary, code);
@@ -72,61 +130,28 @@ CauseReport find_causes(const std::vector<ThreadLoops>& threads, std::size_t max
         report.unresolved += p.unresolved ? 1 : 0;
         partings.emplace_back(std::move(p), j);
       }
-      std::sort(partings.begin(), partings.end(), [](const auto& a, const auto& b) {
-        if (a.first.identical != b.first.identical) return b.first.identical;
-        return a.first.events < b.first.events;
-      });
-      // Where a majority of the peers still running has parted from it:
-      // walking its partings in order, a peer that stopped where it went on
-      // (a hang's victim waiting) leaves the vote there; the others part.
-      const Parting* at = nullptr;
-      std::size_t alive = k, parted = 0;
-      for (const auto& [q, unused] : partings) {
-        if (q.identical) break;
-        if (q.theirs.stops() && !q.mine.stops()) {
-          --alive;
-        } else {
-          ++parted;
-        }
-        if (2 * parted > alive) {
-          at = &q;
-          break;
-        }
+      // For good first; else the first difference, inside completed calls too.
+      std::vector<std::pair<Parting, std::size_t>> first;
+      for (const auto& [q, j] : partings) {
+        first.emplace_back(q.within_completed.empty() ? q : q.within_completed.front(), j);
       }
-      // Every peer stopped before it: the plain majority of its partings.
-      if (at == nullptr && alive == 0) at = &partings[k / 2].first;
-      if (at == nullptr || at->identical) continue;
-      // The running peers parted from it there (ties included).
-      parted = 0;
-      for (const auto& [q, unused] : partings) {
-        parted += !q.identical && q.events <= at->events && !(q.theirs.stops() && !q.mine.stops());
+      if (auto o = majority_parting(role[i]->id, std::move(partings), ids)) {
+        report.outliers.push_back(std::move(*o));
+      } else if (auto w = majority_parting(role[i]->id, std::move(first), ids)) {
+        completed.push_back(std::move(*w));
       }
-      // Shown: the majority's parting, unless there it merely goes on where
-      // the peer stopped; then its earliest parting in which it does
-      // something else (else the majority's).
-      std::size_t majority = 0, shown = 0;
-      while (&partings[majority].first != at) ++majority;
-      shown = majority;
-      if (at->theirs.stops() && !at->mine.stops()) {
-        for (std::size_t n = 0; n < k; ++n) {
-          const Parting& q = partings[n].first;
-          if (!q.identical && !(q.theirs.stops() && !q.mine.stops())) {
-            shown = n;
-            break;
-          }
-        }
-      }
-      report.outliers.push_back({role[i]->id, role[partings[shown].second]->id,
-                                 partings[shown].first, alive, parted, *at,
-                                 role[partings[majority].second]->id});
     }
   }
-  std::stable_sort(report.outliers.begin(), report.outliers.end(),
-                   [](const Outlier& a, const Outlier& b) {
-                     if (earlier(a.majority, b.majority)) return true;
-                     if (earlier(b.majority, a.majority)) return false;
-                     return a.thread < b.thread;
-                   });
+  auto order = [](std::vector<Outlier>& v) {
+    std::stable_sort(v.begin(), v.end(), [](const Outlier& a, const Outlier& b) {
+      if (earlier(a.majority, b.majority)) return true;
+      if (earlier(b.majority, a.majority)) return false;
+      return a.thread < b.thread;
+    });
+  };
+  order(report.outliers);
+  order(completed);
+  report.outliers.insert(report.outliers.end(), completed.begin(), completed.end());
   std::sort(report.role_code.begin(), report.role_code.end(),
             [](const RoleFunction& a, const RoleFunction& b) {
               return std::tie(a.callers, a.main_threads, a.function) <
@@ -172,6 +197,12 @@ std::string step_text(const PartingStep& step, const NameTable& names) {
   return "ends";
 }
 
+/// ", inside f, which both complete" for a parting inside a completed call.
+std::string within_text(const Parting& p, const NameTable& names) {
+  return p.within == 0 ? std::string()
+                       : ", inside " + names.name(p.within) + ", which both complete";
+}
+
 std::string describe_causes(const CauseReport& report, const NameTable& names,
                             const std::function<std::string(ThreadId)>& label,
                             std::size_t max_lines) {
@@ -202,18 +233,20 @@ std::string describe_causes(const CauseReport& report, const NameTable& names,
         fmt::format("earliest divergence: {}{}", label(first.thread), where(first.parting)));
     lines.push_back(
         fmt::format("  {} {} where the majority ({} of {} peers part from it there; "
-                    "e.g. {}) {}",
+                    "e.g. {}) {}{}",
                     label(first.thread), step_text(first.parting.mine, names), first.parted,
-                    first.peers, label(first.reference), step_text(first.parting.theirs, names)));
+                    first.peers, label(first.reference), step_text(first.parting.theirs, names),
+                    within_text(first.parting, names)));
     lines.push_back("  call path: " + path_text(first));
     const std::size_t room = max_lines - lines.size() - (report.role_code.empty() ? 0 : 1);
     const std::size_t rest = report.outliers.size() - 1;
     const std::size_t shown = rest <= room ? rest : (room == 0 ? 0 : room - 1);
     for (std::size_t i = 1; i <= shown; ++i) {
       const Outlier& o = report.outliers[i];
-      lines.push_back(fmt::format("then: {}{}: {} where {} {}", label(o.thread), where(o.majority),
-                                  step_text(o.majority.mine, names), label(o.majority_reference),
-                                  step_text(o.majority.theirs, names)));
+      lines.push_back(fmt::format("then: {}{}: {} where {} {}{}", label(o.thread),
+                                  where(o.majority), step_text(o.majority.mine, names),
+                                  label(o.majority_reference), step_text(o.majority.theirs, names),
+                                  within_text(o.majority, names)));
     }
     if (shown < rest && room > 0) {
       lines.push_back(fmt::format("... {} more thread{} part{} later", rest - shown,

@@ -86,6 +86,18 @@ class Cursor {
     levels_.pop_back();
     skip_item();
   }
+  /// Index in levels() of the innermost call's body (0: the top level).
+  std::size_t innermost_call() const {
+    std::size_t k = levels_.size() - 1;
+    while (k > 0 && levels_[k].loop_body) --k;
+    return k;
+  }
+  /// Leaves the call whose body is levels()[k] (and the loops inside it),
+  /// as if it had returned.
+  void leave_call(std::size_t k) {
+    levels_.resize(k + 1);
+    exit_call();
+  }
   const std::vector<Level>& levels() const { return levels_; }
   const LoopSummary& summary() const { return f_.summary(); }
 
@@ -317,11 +329,25 @@ Parting part(FilteredSummary& mine, FilteredSummary& theirs, std::uint64_t max_s
         continue;
       }
     }
-    p.identical = false;
-    p.mine = step_of(a, ta);
-    p.theirs = step_of(b, tb);
-    p.path = path_of(a, b, ta.kind == K::kItem, tb.kind == K::kItem);
-    return p;
+    Parting here;
+    here.identical = false;
+    here.events = p.events;
+    here.mine = step_of(a, ta);
+    here.theirs = step_of(b, tb);
+    here.path = path_of(a, b, ta.kind == K::kItem, tb.kind == K::kItem);
+    const std::size_t ca = a.innermost_call(), cb = b.innermost_call();
+    const Cursor::Level &la = a.levels()[ca], &lb = b.levels()[cb];
+    if (ca > 0 && cb > 0 && !la.open && !lb.open) {
+      // Inside a call both complete: noted, and both leave it.
+      here.within = la.function;
+      if (p.within_completed.empty()) p.within_completed.push_back(std::move(here));
+      a.leave_call(ca);
+      b.leave_call(cb);
+      ++p.events;
+      continue;
+    }
+    here.within_completed = std::move(p.within_completed);
+    return here;
   }
 }
 

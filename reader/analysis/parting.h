@@ -47,11 +47,22 @@ struct PartingStep {
 };
 
 struct Parting {
-  bool identical = true;        ///< no parting: both streams are the same (role code left out)
+  /// No parting: both streams are the same (role code left out), but for
+  /// differences inside calls both threads complete (`within_completed`).
+  bool identical = true;
   bool unresolved = false;      ///< the walk gave up after its step budget (then `identical`)
   std::uint64_t events = 0;     ///< common events before the parting (role code left out)
   std::vector<PathFrame> path;  ///< calls and loop iterations open there, outermost first
   PartingStep mine, theirs;     ///< what each thread does there
+  /// The call both threads complete inside which they part (0: none, the
+  /// parting is for good: at the top level, or inside a call at least one
+  /// of them never returns from).
+  FunctionKey within = 0;
+  /// The first difference inside a call both complete (`within` set), seen
+  /// on the way to this parting: the walk leaves such a call on both sides
+  /// and goes on after it (what a call does can depend on the thread's data
+  /// or position: a difference of role, or a wrong branch). At most one.
+  std::vector<Parting> within_completed;
   /// The 1-based iterations of the loop frames of `path`, outermost first:
   /// the coordinate partings are ordered by.
   std::vector<std::uint64_t> iterations() const;
@@ -86,7 +97,9 @@ class FilteredSummary {
 
 /// Walks `mine` and `theirs` side by side from their start (O(items
 /// visited); at most `max_steps` steps, then `unresolved`) and returns
-/// where they part, as seen from `mine`.
+/// where they part for good, as seen from `mine`: a difference inside a
+/// call both complete is kept in `within_completed` (the first one) and the
+/// walk goes on after that call.
 Parting part(FilteredSummary& mine, FilteredSummary& theirs, std::uint64_t max_steps = 10'000'000);
 
 }  // namespace parlot::analysis

@@ -136,12 +136,14 @@ TEST(Parting, EventsBeforeThePartingMatchTheEventStreams) {
     const RoleCode none;
     FilteredSummary fa(sa, none), fb(sb, none);
     const Parting p = part(fa, fb);
+    // The first difference: inside a call both complete, or for good.
+    const Parting& first = p.within_completed.empty() ? p : p.within_completed.front();
     if (ea == eb) {
-      EXPECT_TRUE(p.identical) << a << " / " << b;
+      EXPECT_TRUE(first.identical) << a << " / " << b;
       continue;
     }
-    ASSERT_FALSE(p.identical) << a << " / " << b;
-    EXPECT_EQ(p.events, common) << a << " / " << b;
+    ASSERT_FALSE(first.identical) << a << " / " << b;
+    EXPECT_EQ(first.events, common) << a << " / " << b;
   }
 }
 
