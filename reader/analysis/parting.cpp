@@ -25,6 +25,7 @@ class Cursor {
     bool loop_body = false;      ///< an iteration of the loop at the parent's index
     FunctionKey function = 0;    ///< the call whose body this is (0: top level, loop body)
     bool open = false;           ///< that call is open at the end of the trace
+    std::uint64_t start = 0;     ///< common events before the call's entry
   };
   struct Token {
     enum class Kind { kItem, kEndCall, kEndOpen, kEndStream } kind;
@@ -75,11 +76,16 @@ class Cursor {
     ++l.consumed;
     levels_.push_back({&f_.summary().bodies()[i.id], 0, 0, true, 0, false});
   }
-  /// Enters the current call.
-  void enter_call() {
+  /// Enters the current call, after `start` common events.
+  void enter_call(std::uint64_t start) {
     const Item& i = (*levels_.back().list)[levels_.back().index];
     const LoopSummary::Call& c = f_.summary().calls()[i.id];
-    levels_.push_back({&c.body, 0, 0, false, c.function, c.open});
+    levels_.push_back({&c.body, 0, 0, false, c.function, c.open, start});
+  }
+  /// The events of the call whose body is levels()[k] (k > 0), role code left out.
+  std::uint64_t call_events(std::size_t k) {
+    const Level& p = levels_[k - 1];
+    return f_.events((*p.list)[p.index]);
   }
   /// Leaves the current (ended) call.
   void exit_call() {
@@ -323,8 +329,8 @@ Parting part(FilteredSummary& mine, FilteredSummary& theirs, std::uint64_t max_s
         continue;
       }
       if (mine.summary().calls()[x.id].function == theirs.summary().calls()[y.id].function) {
-        a.enter_call();
-        b.enter_call();
+        a.enter_call(p.events);
+        b.enter_call(p.events);
         ++p.events;
         continue;
       }
@@ -341,9 +347,10 @@ Parting part(FilteredSummary& mine, FilteredSummary& theirs, std::uint64_t max_s
       // Inside a call both complete: noted, and both leave it.
       here.within = la.function;
       if (p.within_completed.empty()) p.within_completed.push_back(std::move(here));
+      // From here on the events are counted on this side (`mine`).
+      p.events = la.start + a.call_events(ca);
       a.leave_call(ca);
       b.leave_call(cb);
-      ++p.events;
       continue;
     }
     here.within_completed = std::move(p.within_completed);

@@ -50,8 +50,10 @@ struct Parting {
   /// No parting: both streams are the same (role code left out), but for
   /// differences inside calls both threads complete (`within_completed`).
   bool identical = true;
-  bool unresolved = false;      ///< the walk gave up after its step budget (then `identical`)
-  std::uint64_t events = 0;     ///< common events before the parting (role code left out)
+  bool unresolved = false;  ///< the walk gave up after its step budget (then `identical`)
+  /// Common events before the parting (role code left out; past a call both
+  /// complete that differs, the events of `mine`'s call are counted).
+  std::uint64_t events = 0;
   std::vector<PathFrame> path;  ///< calls and loop iterations open there, outermost first
   PartingStep mine, theirs;     ///< what each thread does there
   /// The call both threads complete inside which they part (0: none, the

@@ -75,6 +75,31 @@ TEST(Cause, RankThatSkipsAnExchangeComesFirstAtItsIteration) {
   EXPECT_LE(text.find("\n", text.find("earliest")) + 1, text.find("then: rank"));
 }
 
+// Each rank sets up a different number of neighbours (x calls inside s,
+// which every rank completes: LULESH's corner ranks): a difference of the
+// ranks' places, not the parting; rank 2 skipping its exchange still comes
+// first, at its iteration, and its events count its own setup.
+TEST(Cause, DifferencesInsideCompletedCallsDoNotHideTheCulprit) {
+  const std::string loop = repeat(kIteration, 5);
+  const Ranks ranks({"m(s(xx)" + loop + "e(sws(", "m(s(x)" + loop + "e(sw(",
+                     "m(s(xxx)" + loop + "r(a(", "m(s(xxxx)" + loop + "e(s("});
+  const CauseReport report = ranks.report();
+  ASSERT_FALSE(report.outliers.empty());
+  const Outlier& first = report.outliers.front();
+  EXPECT_EQ(first.thread.rank, 2u) << ranks.text();
+  EXPECT_EQ(first.parting.within, 0u);
+  EXPECT_EQ(first.parting.iterations(), std::vector<std::uint64_t>{6});
+  EXPECT_EQ(ranks.names.name(first.parting.mine.function), "r");
+  // m, s with three x calls, five iterations of 10 events.
+  EXPECT_EQ(first.parting.events, 1u + 2 + 3 * 2 + 5 * 10);
+  // Alone, the setup difference is reported, marked as inside s.
+  const Ranks setup({"m(s(xx)" + loop + ")", "m(s(x)" + loop + ")", "m(s(x)" + loop + ")",
+                     "m(s(x)" + loop + ")"});
+  const std::string text = setup.text();
+  EXPECT_EQ(text.substr(0, text.find('\n')), "earliest divergence: rank 0 after 4 common events");
+  EXPECT_NE(text.find(", inside s, which both complete\n"), std::string::npos) << text;
+}
+
 TEST(Cause, ExtraIterationOnOneRankIsTheOnlyOutlier) {
   const std::string body = repeat(kIteration, 10);
   const Ranks ranks({"m(i" + body + "f)", "m(i" + body + kIteration + "f)", "m(i" + body + "f)",
