@@ -233,6 +233,18 @@ std::string LoopSummary::to_string(const NameTable& names) const {
   return out;
 }
 
+std::string LoopSummary::to_string(const NameTable& names, std::size_t max_chars, bool* cut) const {
+  std::string out;
+  const bool whole = write_items(top_, calls_, bodies_, names, max_chars, out);
+  if (!whole) {
+    // Cut between items (the last one written whole).
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += " ...";
+  }
+  if (cut != nullptr) *cut = !whole;
+  return out;
+}
+
 std::string LoopSummary::item_to_string(const Item& item, const NameTable& names,
                                         std::size_t max_chars) const {
   std::string out;

@@ -44,6 +44,9 @@ class LoopSummary {
   /// "main { 1000 x [ step { 3 x [ exchange ] compute } ] }"; an open call
   /// ends with "..." instead of "}".
   std::string to_string(const NameTable& names) const;
+  /// to_string() cut between items once it is longer than `max_chars`
+  /// characters: then it ends in " ..." and `*cut` (when given) is set true.
+  std::string to_string(const NameTable& names, std::size_t max_chars, bool* cut) const;
   /// The text of one item of this summary, as to_string() writes it, cut
   /// after about `max_chars` characters (then ending in "...").
   std::string item_to_string(const Item& item, const NameTable& names,

@@ -19,7 +19,8 @@ namespace {
 struct LoopsOptions {
   ViewOptions view;
   std::size_t max_body = 8;
-  bool simplify = true;  ///< shorter C++ names
+  bool simplify = true;          ///< shorter C++ names
+  std::size_t max_chars = 4096;  ///< characters of one thread's summary (0: no cap)
 };
 
 // Under mpirun each rank opens its share of the processes (round robin)
@@ -41,8 +42,11 @@ int run_loops(const LoopsOptions& o) {
             std::uint64_t events = 0;
             for (analysis::Event e; stream.next(e); ++events) builder.push(e);
             const analysis::LoopSummary summary = builder.finish();
-            lines[i] = fmt::format("{} ({} events): {}\n", input.label(threads[i].id), events,
-                                   summary.to_string(names));
+            bool cut = false;
+            const std::string text = o.max_chars == 0 ? summary.to_string(names)
+                                                      : summary.to_string(names, o.max_chars, &cut);
+            lines[i] = fmt::format("{} ({} events): {}{}\n", input.label(threads[i].id), events,
+                                   text, cut ? " (cut at --max-chars; --all for the rest)" : "");
           });
         });
       })) {
@@ -72,6 +76,10 @@ void add_loops_command(CLI::App& app, int& exit_status) {
   add_view_options(cmd, options->view);
   cmd->add_option("--max-body", options->max_body, "Longest loop body recognised (items)")
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--max-chars", options->max_chars,
+                  "Characters of one thread's summary before it is cut (default 4096; 0: no cap)");
+  cmd->add_flag_callback(
+      "--all", [options] { options->max_chars = 0; }, "Every thread's whole summary");
   cmd->add_flag("--simplify,!--no-simplify", options->simplify,
                 "Shorter C++ names (template arguments as <>; on by default)");
   cmd->callback([options, &exit_status] { exit_status = run_loops(*options); });

@@ -107,6 +107,13 @@ TEST_F(AnalysisViews, LoopsOfTheMainThread) {
   EXPECT_THAT(out, HasSubstr("process 0 thread 0 (2020 events): main { 2 x [ parse_count ] "
                              "fill_random { 1000 x [ rng_next ] } merge_chunks { 3 x [ "
                              "merge_two ] } checksum is_sorted }\n"));
+  // A summary longer than --max-chars is cut (C++ codes: megabytes a line);
+  // --all prints it whole.
+  const std::string cut = read_tool("loops --max-chars 30 " + qs());
+  EXPECT_THAT(cut, HasSubstr("process 0 thread 0 (2020 events): main { 2 x [ parse_count ] "
+                             "fill_random { ... (cut at --max-chars; --all for the rest)\n"))
+      << cut;
+  EXPECT_EQ(read_tool("loops --max-chars 30 --all " + qs()), out);
 }
 
 TEST_F(AnalysisViews, FiltersNestCalleesUnderTheNearestKeptCaller) {
