@@ -1,0 +1,281 @@
+"""The Trace object: DataFrames built from the C++ binding's numpy columns."""
+import builtins
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import _parlot
+
+#: Events decoded per call into the binding when the whole frame is built.
+_BLOCK = 1 << 20
+
+#: The `kind` column's categories (code 0: entry, 1: exit).
+KINDS = ("enter", "exit")
+
+
+class TraceWarning(UserWarning):
+    """Damage read around: a thread file cut short, a missing function
+    table, a thread file that could not be opened. The message names the
+    file (and the offset where its data ends)."""
+
+
+def open(path):  # noqa: A001 (the package's entry point is parlot.open)
+    """Opens a trace: a run directory (PARLOT_DIR, several processes) or one
+    process directory. Returns a Trace. Raises FormatError when `path` is not
+    a trace directory or a process file is malformed."""
+    return Trace(path)
+
+
+class Stacks:
+    """The open call stack of every thread at the end of its trace
+    (`parlot-read stacks`).
+
+    Attributes: `frame`, a DataFrame with one row per thread (rank, fork,
+    thread, pid, tid, label, depth and `stack`, the function names outermost
+    first); `text`, the merged prefix tree as `parlot-read stacks` prints it;
+    `dot`, the same tree in Graphviz DOT (`--format dot`)."""
+
+    def __init__(self, frame, text, dot):
+        self.frame = frame
+        self.text = text
+        self.dot = dot
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return f"<parlot.Stacks of {len(self.frame)} threads>"
+
+
+class Trace:
+    """A trace directory opened for reading (see parlot.open)."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._run = _parlot.Run(self.path)
+        for message in self._run.messages:
+            warnings.warn(message, TraceWarning, stacklevel=3)
+        self._process_list = self._run.processes()
+        self._thread_list = self._run.threads()
+        self._functions = None
+
+    # -- tables of the run -------------------------------------------------
+
+    def processes(self):
+        """One row per process, in the order the reader walks them (by MPI
+        rank, then start time): directory, pid, ppid, rank (the MPI rank, or
+        the process's position when the run has no ranks), fork, mpi_rank (as
+        the launcher gave it, "" when none), host, executable, arguments,
+        start_ns and end_ns (CLOCK_REALTIME ns; end 0 when unfinished),
+        functions and threads."""
+        return pd.DataFrame(self._process_list)
+
+    def threads(self):
+        """One row per thread file: process (row of processes()), file, rank,
+        fork, thread (index in its process), pid, tid, events (as its file
+        promises them) and label ("rank R thread T", as parlot-read prints)."""
+        return pd.DataFrame(self._thread_list)
+
+    @property
+    def ranked(self):
+        """Whether the run has MPI ranks."""
+        return self._run.ranked
+
+    # -- events -------------------------------------------------------------
+
+    def _function_maps(self):
+        """Per process: (function code by ID, file code by ID, line by ID),
+        codes into the run's function and file categories."""
+        if self._functions is not None:
+            return self._functions
+        names, files = {}, {}
+        maps = []
+        for p in range(len(self._process_list)):
+            n, f, lines = self._run.function_table(p)
+            fcode = np.fromiter((names.setdefault(x, len(names)) for x in n), np.int32, len(n))
+            filecode = np.fromiter(
+                (files.setdefault(x, len(files)) if x else -1 for x in f), np.int32, len(f)
+            )
+            maps.append([fcode, filecode, np.asarray(lines, dtype=np.int64)])
+        self._functions = (maps, names, files)
+        return self._functions
+
+    def _extend(self, process, function_ids):
+        """Names IDs beyond process `process`'s function table (a trace
+        without one): their codes are added to the maps."""
+        maps, names, files = self._function_maps()
+        fcode, filecode, lines = maps[process]
+        top = int(function_ids.max()) + 1
+        if top <= len(fcode):
+            return
+        extra = [self._run.function_info(process, i) for i in range(len(fcode), top)]
+        maps[process] = [
+            np.concatenate([fcode, [names.setdefault(n, len(names)) for n, _, _ in extra]]).astype(np.int32),
+            np.concatenate(
+                [filecode, [files.setdefault(f, len(files)) if f else -1 for _, f, _ in extra]]
+            ).astype(np.int32),
+            np.concatenate([lines, [line for _, _, line in extra]]).astype(np.int64),
+        ]
+
+    def columns(self, chunk=_BLOCK):
+        """The events as numpy columns, a chunk of at most `chunk` events of
+        one thread at a time: yields (thread, columns), `thread` the row of
+        threads() and `columns` a dict of function_id (uint32, the process's
+        function ID), depth (uint32), enter (bool) and time_ns (int64,
+        CLOCK_MONOTONIC ns interpolated between clock samples; -1 when the
+        thread has none). The fastest form: no strings, no pandas."""
+        for i in range(len(self._thread_list)):
+            decoder = _parlot.ThreadDecoder(self._run, i)
+            while True:
+                got = decoder.read(chunk)
+                if got is None:
+                    break
+                fid, depth, enter, time_ns = got
+                yield i, {"function_id": fid, "depth": depth, "enter": enter, "time_ns": time_ns}
+            if decoder.damage is not None:
+                warnings.warn(decoder.damage, TraceWarning, stacklevel=3)
+
+    def _frame(self, pieces):
+        """One DataFrame of the (thread, columns) pieces."""
+        maps, names, files = self._function_maps()
+        rank, pid, thread, tid, fcodes, depth, kind, time_ns, filecodes, lines = ([] for _ in range(10))
+        for i, c in pieces:
+            t = self._thread_list[i]
+            n = len(c["function_id"])
+            fid = c["function_id"]
+            if n and fid.max() >= len(maps[t["process"]][0]):
+                self._extend(t["process"], fid)
+            fmap, filemap, linemap = maps[t["process"]]
+            rank.append(np.full(n, t["rank"], np.int64))
+            pid.append(np.full(n, t["pid"], np.int64))
+            thread.append(np.full(n, t["thread"], np.int64))
+            tid.append(np.full(n, t["tid"], np.int64))
+            fcodes.append(fmap[fid])
+            depth.append(c["depth"])
+            kind.append((~c["enter"]).astype(np.int8))
+            time_ns.append(c["time_ns"])
+            filecodes.append(filemap[fid])
+            lines.append(linemap[fid])
+
+        def cat(parts, dtype):
+            return np.concatenate(parts) if parts else np.empty(0, dtype)
+
+        line = cat(lines, np.int64)
+        time = cat(time_ns, np.int64)
+        return pd.DataFrame(
+            {
+                "rank": cat(rank, np.int64),
+                "pid": cat(pid, np.int64),
+                "thread": cat(thread, np.int64),
+                "tid": cat(tid, np.int64),
+                "depth": cat(depth, np.uint32),
+                "kind": pd.Categorical.from_codes(cat(kind, np.int8), categories=list(KINDS)),
+                "function": pd.Categorical.from_codes(cat(fcodes, np.int32), categories=list(names)),
+                "time_ns": pd.arrays.IntegerArray(time, time < 0),
+                "file": pd.Categorical.from_codes(cat(filecodes, np.int32), categories=list(files)),
+                "line": pd.arrays.IntegerArray(line, line <= 0),
+            }
+        )
+
+    def events(self, chunk=None):
+        """The events of every thread, one row each, in the order `parlot-read
+        trace` prints them (processes in order, each thread's events in
+        order), with the columns rank (MPI rank, or the process's position
+        without ranks), pid, thread (index in its process), tid, depth (0 =
+        outermost), kind ("enter"/"exit", categorical), function (its name,
+        categorical), time_ns (CLOCK_MONOTONIC ns interpolated between the
+        thread's clock samples; <NA> without samples), file and line (the
+        function's declaration from DWARF; <NA> when unknown).
+
+        With `chunk=N`, returns an iterator of such DataFrames instead, each
+        of at most N events of one thread, in the same order: memory stays
+        bounded by N however large the trace (they concatenate to the full
+        frame; the categories of `function` and `file` are the run's, the
+        same in every chunk)."""
+        if chunk is None:
+            return self._frame(self.columns(_BLOCK))
+        if chunk < 1:
+            raise ValueError("chunk must be at least 1 event")
+        return (self._frame([piece]) for piece in self.columns(chunk))
+
+    # -- summaries ------------------------------------------------------------
+
+    def _warn(self, damage):
+        for message in damage:
+            warnings.warn(message, TraceWarning, stacklevel=3)
+
+    def stats(self):
+        """Per function, merged by name over every thread: function, calls,
+        total (inclusive cost of its outermost activations), self (exclusive
+        cost) and max_depth (1 = outermost), the numbers of `parlot-read
+        report --by function`, in its order (total descending). The costs
+        are in ns when every thread has clock samples, else on the logical
+        clock (events); `frame.attrs["unit"]` says which ("ns" or "events")
+        and `frame.attrs["time_axis"]` is the report's description."""
+        s = self._run.stats()
+        self._warn(s["damage"])
+        frame = pd.DataFrame(s["rows"], columns=["function", "calls", "total", "self", "max_depth"])
+        frame = frame.sort_values("total", ascending=False, kind="stable").reset_index(drop=True)
+        frame.attrs["unit"] = s["unit"]
+        frame.attrs["time_axis"] = s["description"]
+        return frame
+
+    def _thread_columns(self, indices):
+        rows = [self._thread_list[i] for i in indices]
+        return {
+            key: [r[key] for r in rows] for key in ("label", "rank", "fork", "thread", "pid", "tid")
+        }
+
+    def loops(self, max_body=8):
+        """Each thread's calls summarised as nested loops (`parlot-read
+        loops`), bodies of up to `max_body` items: one row per thread with
+        label, rank, fork, thread, pid, tid, events (summarised) and loops
+        (the summary text, e.g. "main { 1000 x [ step ] }")."""
+        rows, damage = self._run.loops(max_body)
+        self._warn(damage)
+        frame = pd.DataFrame(self._thread_columns([r[0] for r in rows]))
+        frame["events"] = np.array([r[1] for r in rows], dtype=np.int64)
+        frame["loops"] = [r[2] for r in rows]
+        return frame
+
+    def stacks(self):
+        """Every thread's open call stack at the end of its trace, merged as
+        `parlot-read stacks` merges them: a Stacks (frame, text, dot)."""
+        s = self._run.stacks()
+        self._warn(s["damage"])
+        frame = pd.DataFrame(self._thread_columns(s["threads"]))
+        frame["depth"] = np.array([len(x) for x in s["stacks"]], dtype=np.int64)
+        frame["stack"] = s["stacks"]
+        return Stacks(frame, s["text"], s["dot"])
+
+    def classes(self, by="trace", max_body=8):
+        """Threads grouped into equivalence classes (`parlot-read classes
+        --by BY`: "trace", identical streams; "loops", loop structure;
+        "edges", caller -> callee sets; "stack", final open stacks), outliers
+        first: one row per class with label (A = largest), threads (the
+        members as ranges, as printed), size, representative (its first
+        thread's label), hash, and members (the members' labels)."""
+        rows, damage = self._run.classes(by, max_body)
+        self._warn(damage)
+        return pd.DataFrame(
+            {
+                "label": [r[0] for r in rows],
+                "threads": [r[1] for r in rows],
+                "size": np.array([r[2] for r in rows], dtype=np.int64),
+                "representative": [r[3] for r in rows],
+                "hash": np.array([r[4] for r in rows], dtype=np.uint64),
+                "members": [[self._thread_list[i]["label"] for i in r[5]] for r in rows],
+            }
+        )
+
+    def __repr__(self):
+        return (
+            f"<parlot.Trace {self.path!r}: {len(self._process_list)} processes, "
+            f"{len(self._thread_list)} threads>"
+        )
+
+
+# parlot.open shadows the builtin inside the package only.
+del builtins
