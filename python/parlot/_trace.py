@@ -8,8 +8,8 @@ import pandas as pd
 
 from . import _parlot
 
-#: Events decoded per call into the binding when the whole frame is built.
-_BLOCK = 1 << 20
+#: Events per chunk of columns(): small enough to stay in the caches.
+_COLUMNS = 1 << 16
 
 #: The `kind` column's categories (code 0: entry, 1: exit).
 KINDS = ("enter", "exit")
@@ -98,7 +98,7 @@ class Trace:
             filecode = np.fromiter(
                 (files.setdefault(x, len(files)) if x else -1 for x in f), np.int32, len(f)
             )
-            maps.append([fcode, filecode, np.asarray(lines, dtype=np.int64)])
+            maps.append([fcode, filecode, np.asarray(lines, dtype=np.int32)])
         self._functions = (maps, names, files)
         return self._functions
 
@@ -116,10 +116,10 @@ class Trace:
             np.concatenate(
                 [filecode, [files.setdefault(f, len(files)) if f else -1 for _, f, _ in extra]]
             ).astype(np.int32),
-            np.concatenate([lines, [line for _, _, line in extra]]).astype(np.int64),
+            np.concatenate([lines, [line for _, _, line in extra]]).astype(np.int32),
         ]
 
-    def columns(self, chunk=_BLOCK):
+    def columns(self, chunk=_COLUMNS):
         """The events as numpy columns, a chunk of at most `chunk` events of
         one thread at a time: yields (thread, columns), `thread` the row of
         threads() and `columns` a dict of function_id (uint32, the process's
@@ -137,47 +137,74 @@ class Trace:
             if decoder.damage is not None:
                 warnings.warn(decoder.damage, TraceWarning, stacklevel=3)
 
-    def _frame(self, pieces):
-        """One DataFrame of the (thread, columns) pieces."""
+    def _frame(self, c, spans):
+        """The DataFrame of the event columns `c` (as columns() gives them),
+        `spans` saying whose they are: (thread, begin, end) row ranges."""
         maps, names, files = self._function_maps()
-        rank, pid, thread, tid, fcodes, depth, kind, time_ns, filecodes, lines = ([] for _ in range(10))
-        for i, c in pieces:
+        n = len(c["function_id"])
+        fid = c["function_id"]
+        rank, pid, thread, tid = (np.empty(n, np.int32) for _ in range(4))
+        fcodes = np.empty(n, np.int32)
+        filecodes = np.empty(n, np.int32)
+        line = np.empty(n, np.int32)
+        for i, begin, end in spans:
             t = self._thread_list[i]
-            n = len(c["function_id"])
-            fid = c["function_id"]
-            if n and fid.max() >= len(maps[t["process"]][0]):
-                self._extend(t["process"], fid)
+            ids = fid[begin:end]
+            if end > begin and ids.max() >= len(maps[t["process"]][0]):
+                self._extend(t["process"], ids)
             fmap, filemap, linemap = maps[t["process"]]
-            rank.append(np.full(n, t["rank"], np.int64))
-            pid.append(np.full(n, t["pid"], np.int64))
-            thread.append(np.full(n, t["thread"], np.int64))
-            tid.append(np.full(n, t["tid"], np.int64))
-            fcodes.append(fmap[fid])
-            depth.append(c["depth"])
-            kind.append((~c["enter"]).astype(np.int8))
-            time_ns.append(c["time_ns"])
-            filecodes.append(filemap[fid])
-            lines.append(linemap[fid])
-
-        def cat(parts, dtype):
-            return np.concatenate(parts) if parts else np.empty(0, dtype)
-
-        line = cat(lines, np.int64)
-        time = cat(time_ns, np.int64)
+            rank[begin:end] = t["rank"]
+            pid[begin:end] = t["pid"]
+            thread[begin:end] = t["thread"]
+            tid[begin:end] = t["tid"]
+            np.take(fmap, ids, out=fcodes[begin:end], mode="clip")  # ids checked above
+            np.take(filemap, ids, out=filecodes[begin:end], mode="clip")  # ids checked above
+            np.take(linemap, ids, out=line[begin:end], mode="clip")  # ids checked above
+        time = c["time_ns"]
         return pd.DataFrame(
             {
-                "rank": cat(rank, np.int64),
-                "pid": cat(pid, np.int64),
-                "thread": cat(thread, np.int64),
-                "tid": cat(tid, np.int64),
-                "depth": cat(depth, np.uint32),
-                "kind": pd.Categorical.from_codes(cat(kind, np.int8), categories=list(KINDS)),
-                "function": pd.Categorical.from_codes(cat(fcodes, np.int32), categories=list(names)),
+                "rank": rank,
+                "pid": pid,
+                "thread": thread,
+                "tid": tid,
+                "depth": c["depth"],
+                "kind": pd.Categorical.from_codes(
+                    (~c["enter"]).view(np.int8), categories=list(KINDS)),
+                "function": pd.Categorical.from_codes(fcodes, categories=list(names)),
                 "time_ns": pd.arrays.IntegerArray(time, time < 0),
-                "file": pd.Categorical.from_codes(cat(filecodes, np.int32), categories=list(files)),
+                "file": pd.Categorical.from_codes(filecodes, categories=list(files)),
                 "line": pd.arrays.IntegerArray(line, line <= 0),
-            }
+            },
+            copy=False,
         )
+
+    def _full_frame(self):
+        """events() in one frame: every thread decoded into one set of
+        arrays sized by the events the files promise (grown if a file holds
+        more), no concatenation."""
+        capacity = max(1, int(sum(t["events"] for t in self._thread_list)))
+        dtypes = {"function_id": np.uint32, "depth": np.uint32, "enter": np.bool_,
+                  "time_ns": np.int64}
+        c = {k: np.empty(capacity, d) for k, d in dtypes.items()}
+        spans, used = [], 0
+        for i in range(len(self._thread_list)):
+            decoder = _parlot.ThreadDecoder(self._run, i)
+            begin = used
+            while True:
+                if used == capacity:
+                    capacity *= 2
+                    for k, d in dtypes.items():
+                        grown = np.empty(capacity, d)
+                        grown[:used] = c[k][:used]
+                        c[k] = grown
+                got = decoder.read_into(c["function_id"], c["depth"], c["enter"], c["time_ns"], used)
+                if got == 0:
+                    break
+                used += got
+            spans.append((i, begin, used))
+            if decoder.damage is not None:
+                warnings.warn(decoder.damage, TraceWarning, stacklevel=3)
+        return self._frame({k: v[:used] for k, v in c.items()}, spans)
 
     def events(self, chunk=None):
         """The events of every thread, one row each, in the order `parlot-read
@@ -195,10 +222,10 @@ class Trace:
         frame; the categories of `function` and `file` are the run's, the
         same in every chunk)."""
         if chunk is None:
-            return self._frame(self.columns(_BLOCK))
+            return self._full_frame()
         if chunk < 1:
             raise ValueError("chunk must be at least 1 event")
-        return (self._frame([piece]) for piece in self.columns(chunk))
+        return (self._frame(c, [(i, 0, len(c["function_id"]))]) for i, c in self.columns(chunk))
 
     # -- summaries ------------------------------------------------------------
 

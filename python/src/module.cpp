@@ -130,6 +130,36 @@ class ThreadDecoder {
     return py::make_tuple(function_id, depth, enter, time_ns);
   }
 
+  /// Decodes the next events into the given arrays from index `at` on, as
+  /// many as fit (at most len - at), and returns how many (0 at the end).
+  /// The arrays: C-contiguous, of one length, dtypes uint32, uint32, bool,
+  /// int64 (else ValueError). The full frame is built so, without copies.
+  std::size_t read_into(py::array function_id, py::array depth, py::array enter, py::array time_ns,
+                        std::size_t at) {
+    const auto n = static_cast<std::size_t>(function_id.size());
+    auto check = [&](const py::array& a, const py::dtype& type, const char* name) {
+      if (!a.dtype().is(type) || a.ndim() != 1 || static_cast<std::size_t>(a.size()) != n ||
+          !(a.flags() & py::array::c_style) || !a.writeable()) {
+        throw py::value_error(std::string(name) + ": expected a writable contiguous 1-d array of " +
+                              py::str(static_cast<const py::handle&>(type)).cast<std::string>() +
+                              " as long as function_id");
+      }
+    };
+    check(function_id, py::dtype::of<std::uint32_t>(), "function_id");
+    check(depth, py::dtype::of<std::uint32_t>(), "depth");
+    check(enter, py::dtype::of<bool>(), "enter");
+    check(time_ns, py::dtype::of<std::int64_t>(), "time_ns");
+    if (at >= n) return 0;
+    EventColumnsOut out;
+    out.function_id = static_cast<std::uint32_t*>(function_id.mutable_data()) + at;
+    out.depth = static_cast<std::uint32_t*>(depth.mutable_data()) + at;
+    out.enter = static_cast<std::uint8_t*>(enter.mutable_data()) + at;
+    out.time_ns = static_cast<std::int64_t*>(time_ns.mutable_data()) + at;
+    out.capacity = n - at;
+    py::gil_scoped_release release;
+    return columns_->read(out);
+  }
+
   bool timed() const { return columns_->timed(); }
   std::uint64_t events_read() const { return columns_->events_read(); }
   /// "file: offset N: why" when the file ends without a trailer, else None.
@@ -182,6 +212,8 @@ PYBIND11_MODULE(_parlot, m) {
   py::class_<ThreadDecoder>(m, "ThreadDecoder")
       .def(py::init<Run&, std::size_t>(), py::keep_alive<1, 2>())
       .def("read", &ThreadDecoder::read, py::arg("n"))
+      .def("read_into", &ThreadDecoder::read_into, py::arg("function_id"), py::arg("depth"),
+           py::arg("enter"), py::arg("time_ns"), py::arg("at"))
       .def_property_readonly("timed", &ThreadDecoder::timed)
       .def_property_readonly("events_read", &ThreadDecoder::events_read)
       .def_property_readonly("damage", &ThreadDecoder::damage);
