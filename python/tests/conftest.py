@@ -76,3 +76,16 @@ def trace_dir(request):
     """Each recorded trace in turn."""
     return request.getfixturevalue({"quicksort": "quicksort_trace", "forks": "fork_trace",
                                     "mpi": "mpi_trace"}[request.param])
+
+
+@pytest.fixture(scope="session", params=["v1", "v2", "v3", "v4"])
+def old_trace(request, tmp_path_factory):
+    """The quicksort traces of earlier format versions (test/data), their
+    executable gone: functions named by address."""
+    import tarfile
+    data = os.path.join(os.path.dirname(__file__), "..", "..", "test", "data")
+    d = tmp_path_factory.mktemp(request.param)
+    with tarfile.open(os.path.join(data, f"{request.param}_quicksort_trace.tar.gz")) as tar:
+        tar.extractall(d)
+    (top,) = [p for p in d.iterdir() if p.is_dir()]
+    return top

@@ -272,3 +272,19 @@ def test_cut_short_file_warns(quicksort_trace, tmp_path):
     assert 0 < len(events) < len(parlot.open(quicksort_trace).events())
     with pytest.warns(parlot.TraceWarning, match=re.escape(path)):
         t.stats()
+
+
+def test_older_format_versions(old_trace):
+    """Traces of every format version read as parlot-read reads them; a
+    version-1 trace has no time (time_ns <NA>, stats on the logical clock)."""
+    t = parlot.open(old_trace)
+    events = t.events()
+    expected = jsonl_events(old_trace)
+    assert list(events["function"].astype(str)) == [r["function"] for r in expected]
+    assert list(events["depth"]) == [r["depth"] for r in expected]
+    stats = t.stats()
+    assert {r.function: r.total for r in stats.itertuples()} == {
+        name: row["total"] for name, row in report_rows(old_trace).items()}
+    logical = "logical clock" in read("report", "--by", "function", old_trace).splitlines()[0]
+    assert stats.attrs["unit"] == ("events" if logical else "ns")
+    assert events["time_ns"].isna().all() == logical
