@@ -29,7 +29,7 @@ wl="$debian/workloads"
 # name|arguments (word-split by hyperfine), full and --quick.
 programs=("lua|$wl/bench.lua $([ "$QUICK" = 1 ] && echo 1 || echo 15)"
   "sqlite3|:memory: '.read $wl/workload.sql'")
-[ -n "$lulesh" ] && programs+=("lulesh|-s $([ "$QUICK" = 1 ] && echo 10 || echo 25) -i 100 -q")
+[ -n "$lulesh" ] && programs+=("lulesh|-s $([ "$QUICK" = 1 ] && echo 10 || echo 20) -i 100 -q")
 
 files=()
 events_rows=()
