@@ -91,4 +91,4 @@ for variant in plain all cheap; do
   done
 done
 for p in "${pids[@]}"; do wait "$p"; done
-ls "$V" >&2
+log "variants in $V"
