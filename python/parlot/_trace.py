@@ -135,7 +135,7 @@ class Trace:
                 fid, depth, enter, time_ns = got
                 yield i, {"function_id": fid, "depth": depth, "enter": enter, "time_ns": time_ns}
             if decoder.damage is not None:
-                warnings.warn(decoder.damage, TraceWarning, stacklevel=3)
+                warnings.warn(decoder.damage, TraceWarning, stacklevel=2)
 
     def _frame(self, c, spans):
         """The DataFrame of the event columns `c` (as columns() gives them),

@@ -70,6 +70,7 @@ py::dict thread_dict(const Run& run, const RunThread& t) {
 /// Name, file and line of function `id` of process `process`.
 py::tuple function_info(Run& run, std::size_t process, std::uint32_t id) {
   if (process >= run.processes().size()) throw py::index_error("no such process");
+  const std::lock_guard<std::mutex> guard(run.names_lock());
   const SourceLocation& loc = run.process(process).names->lookup(id);
   return py::make_tuple(to_str(loc.function), to_str(loc.file), loc.line);
 }
@@ -77,6 +78,7 @@ py::tuple function_info(Run& run, std::size_t process, std::uint32_t id) {
 /// Names, files and lines of function IDs 0..count of `process` ([0]: "").
 py::tuple function_table(Run& run, std::size_t process) {
   if (process >= run.processes().size()) throw py::index_error("no such process");
+  const std::lock_guard<std::mutex> guard(run.names_lock());
   RunProcess& p = run.process(process);
   const std::size_t n = p.trace.function_addresses.size() + 1;
   py::list names, files;
@@ -250,6 +252,7 @@ PYBIND11_MODULE(_parlot, m) {
              StatsTable t;
              {
                py::gil_scoped_release release;
+               const std::lock_guard<std::mutex> guard(r.names_lock());
                t = function_stats(r);
              }
              py::list rows;
@@ -272,6 +275,7 @@ PYBIND11_MODULE(_parlot, m) {
             std::vector<ThreadLoops> loops;
             {
               py::gil_scoped_release release;
+              const std::lock_guard<std::mutex> guard(r.names_lock());
               loops = thread_loops(r, max_body, damage);
             }
             py::list rows;
@@ -285,6 +289,7 @@ PYBIND11_MODULE(_parlot, m) {
              StacksResult s;
              {
                py::gil_scoped_release release;
+               const std::lock_guard<std::mutex> guard(r.names_lock());
                s = open_stacks(r);
              }
              py::list stacks;
@@ -305,6 +310,7 @@ PYBIND11_MODULE(_parlot, m) {
             std::vector<ThreadClass> classes;
             try {
               py::gil_scoped_release release;
+              const std::lock_guard<std::mutex> guard(r.names_lock());
               classes = thread_classes(r, by, max_body, damage);
             } catch (const std::invalid_argument& e) {
               throw py::value_error(e.what());

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,13 @@ class Run {
   /// "rank R thread T" ("process P thread T" without ranks; "rank R fork K
   /// thread T" for a rank's K-th other process), as `parlot-read` labels it.
   std::string label(const analysis::ThreadId& id) const;
+  /// Held by whatever names functions (RunProcess::names caches its
+  /// lookups): the views and function tables may be asked for from several
+  /// Python threads at once, the GIL released while they work.
+  std::mutex& names_lock() { return names_lock_; }
 
  private:
+  std::mutex names_lock_;
   std::vector<RunProcess> processes_;
   std::vector<RunThread> threads_;
   analysis::NameTable names_;

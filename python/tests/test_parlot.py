@@ -288,3 +288,25 @@ def test_older_format_versions(old_trace):
     logical = "logical clock" in read("report", "--by", "function", old_trace).splitlines()[0]
     assert stats.attrs["unit"] == ("events" if logical else "ns")
     assert events["time_ns"].isna().all() == logical
+
+
+def test_summaries_from_several_threads(fork_trace):
+    """One Trace used from several Python threads at once (the binding
+    works without the GIL): every result is the one computed alone."""
+    import concurrent.futures
+    t = parlot.open(fork_trace)
+    jobs = {"stats": lambda: t.stats().to_dict("list"),
+            "loops": lambda: t.loops().to_dict("list"),
+            "stacks": lambda: t.stacks().text,
+            "classes": lambda: t.classes(by="edges").drop(columns="members").to_dict("list"),
+            "events": lambda: len(t.events())}
+    alone = {name: job() for name, job in jobs.items()}
+    fresh = parlot.open(fork_trace)  # its function names not looked up yet
+    jobs["frame"] = lambda: fresh.events()["function"].astype(str).tolist()
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        futures = [(name, pool.submit(job)) for _ in range(3) for name, job in jobs.items()]
+        for name, f in futures:
+            if name == "frame":
+                assert f.result() == t.events()["function"].astype(str).tolist()
+            else:
+                assert f.result() == alone[name], name
