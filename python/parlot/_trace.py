@@ -1,6 +1,8 @@
 """The Trace object: DataFrames built from the C++ binding's numpy columns."""
 import builtins
+import json
 import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -249,6 +251,33 @@ class Trace:
         frame.attrs["time_axis"] = s["description"]
         return frame
 
+    def export(self, format, path):  # noqa: A002 (the command's option name)
+        """Writes the trace to `path` in a `parlot-read export --format`
+        format ("chrome", "perfetto", "speedscope", "folded", "callgrind",
+        "dot", "hatchet", "otf2" when built), the bytes the command writes
+        without options (dot: the 50 most called edges). Raises ValueError
+        for an unknown format, RuntimeError when `path` cannot be written."""
+        self._warn(self._run.export(format, os.fspath(path)))
+
+    def to_hatchet(self):
+        """The merged call tree as a Hatchet GraphFrame
+        (hatchet.GraphFrame.from_literal of the "hatchet" export): metrics
+        calls, "calls (inc)", "time (ns)" and "time (ns) (inc)" ("events" on
+        the logical clock). Raises ImportError when hatchet is not
+        installed (it is not a Debian package: pip install hatchet)."""
+        import hatchet  # only here: optional
+
+        return hatchet.GraphFrame.from_literal(self.hatchet_literal())
+
+    def hatchet_literal(self):
+        """The "hatchet" export as Python lists and dicts (what
+        to_hatchet() gives Hatchet)."""
+        with tempfile.TemporaryDirectory(prefix="parlot-") as d:
+            path = os.path.join(d, "tree.json")
+            self.export("hatchet", path)
+            with builtins.open(path, encoding="utf-8") as f:
+                return json.load(f)
+
     def _thread_columns(self, indices):
         rows = [self._thread_list[i] for i in indices]
         return {
@@ -303,6 +332,3 @@ class Trace:
             f"{len(self._thread_list)} threads>"
         )
 
-
-# parlot.open shadows the builtin inside the package only.
-del builtins

@@ -268,6 +268,20 @@ PYBIND11_MODULE(_parlot, m) {
              return d;
            })
       .def(
+          "export",
+          [](Run& r, const std::string& format, const std::string& output) {
+            std::vector<std::string> damage;
+            try {
+              py::gil_scoped_release release;
+              const std::lock_guard<std::mutex> guard(r.names_lock());
+              damage = export_run(r, format, output);
+            } catch (const std::invalid_argument& e) {
+              throw py::value_error(e.what());
+            }
+            return to_str_list(damage);
+          },
+          py::arg("format"), py::arg("output"))
+      .def(
           "loops",
           [](Run& r, std::size_t max_body) {
             if (max_body < 1 || max_body > 64) throw py::value_error("max_body must be 1..64");

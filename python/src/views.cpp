@@ -13,6 +13,7 @@
 #include "analysis/stack_tree.h"
 #include "export/call_tree_collector.h"
 #include "export/export_walk.h"
+#include "export/exporter.h"
 #include "export/valid_utf8.h"
 #include "tool/visible_text.h"
 
@@ -106,7 +107,51 @@ bool view_events(Run& run, const RunThread& t, std::vector<std::string>& damage,
   }
 }
 
+/// Every thread of `run` through `out` on `axis`, as parlot-read's export
+/// walk (export_trace) feeds an exporter; damage into `damage`.
+void walk_run(Run& run, const exporter::TimeAxis& axis, exporter::Exporter& out,
+              std::vector<std::string>& damage) {
+  std::deque<ExportNames> names;  // each process's, alive until the end
+  for (std::size_t i = 0; i < run.processes().size(); ++i) {
+    RunProcess& process = run.process(i);
+    ExportNames& functions = names.emplace_back(*process.names);
+    const auto& m = process.trace.metadata;
+    out.begin_process({m.pid, exporter::printable_utf8(m.rank),
+                       exporter::printable_utf8(m.executable), exporter::printable_utf8(m.host),
+                       m.start_ns, &functions});
+    for (const auto& file : process.trace.thread_files) {
+      std::optional<ThreadEventReader> reader;
+      try {
+        reader.emplace(file);
+      } catch (const FormatError& e) {
+        damage.push_back(e.what());
+        continue;
+      }
+      try {
+        exporter::export_thread(*reader, process.trace.function_addresses.size(), {}, axis, out);
+        note_damage(reader->summary(), damage);
+      } catch (const FormatError& e) {
+        damage.push_back(e.what());
+      }
+    }
+  }
+  out.end();
+}
+
 }  // namespace
+
+std::vector<std::string> export_run(Run& run, const std::string& format,
+                                    const std::string& output) {
+  exporter::ExportOptions options;
+  options.time = time_axis(run);
+  options.top_edges = 50;                             // the command's --top default
+  options.folded_max_bytes = std::uint64_t{1} << 30;  // and its folded limit
+  auto out = exporter::make_exporter(format, output, options);
+  if (!out) throw std::invalid_argument("unknown export format '" + format + "'");
+  std::vector<std::string> damage;
+  walk_run(run, options.time, *out, damage);
+  return damage;
+}
 
 StatsTable function_stats(Run& run) {
   StatsTable table;
@@ -114,32 +159,7 @@ StatsTable function_stats(Run& run) {
   table.unit = axis.logical() ? "events" : "ns";
   table.description = axis.description;
   exporter::CallTreeCollector collector;
-  std::deque<ExportNames> names;  // each process's, alive until the end
-  for (std::size_t i = 0; i < run.processes().size(); ++i) {
-    RunProcess& process = run.process(i);
-    ExportNames& functions = names.emplace_back(*process.names);
-    const auto& m = process.trace.metadata;
-    collector.begin_process({m.pid, exporter::printable_utf8(m.rank),
-                             exporter::printable_utf8(m.executable),
-                             exporter::printable_utf8(m.host), m.start_ns, &functions});
-    for (const auto& file : process.trace.thread_files) {
-      std::optional<ThreadEventReader> reader;
-      try {
-        reader.emplace(file);
-      } catch (const FormatError& e) {
-        table.damage.push_back(e.what());
-        continue;
-      }
-      try {
-        exporter::export_thread(*reader, process.trace.function_addresses.size(), {}, axis,
-                                collector);
-        note_damage(reader->summary(), table.damage);
-      } catch (const FormatError& e) {
-        table.damage.push_back(e.what());
-      }
-    }
-  }
-  collector.end();
+  walk_run(run, axis, collector, table.damage);
   const auto& tree = collector.tree();
   const auto totals = tree.function_totals();
   std::map<std::string, FunctionStats> rows;

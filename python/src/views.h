@@ -36,6 +36,15 @@ struct StatsTable {
 /// threads count up to their damage (StatsTable::damage names them).
 StatsTable function_stats(Run& run);
 
+/// Writes `run` in export format `format` (`parlot-read export --format`:
+/// "chrome", "perfetto", "speedscope", "folded", "callgrind", "dot",
+/// "hatchet", "otf2" as built) to `output`, as the command does without
+/// options (dot: the 50 most called edges; folded: at most 1 GiB; chrome:
+/// no limit on the events). Returns the damaged threads' messages (each exported up to its
+/// damage). Throws std::invalid_argument for an unknown format and
+/// std::runtime_error when the output cannot be written.
+std::vector<std::string> export_run(Run& run, const std::string& format, const std::string& output);
+
 /// One thread's loop summary (`parlot-read loops`).
 struct ThreadLoops {
   std::size_t thread = 0;    ///< index into Run::threads()

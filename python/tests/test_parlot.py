@@ -310,3 +310,43 @@ def test_summaries_from_several_threads(fork_trace):
                 assert f.result() == t.events()["function"].astype(str).tolist()
             else:
                 assert f.result() == alone[name], name
+
+
+@pytest.mark.parametrize("fmt", ["hatchet", "folded", "speedscope", "callgrind", "dot", "chrome"])
+def test_export_equals_command(trace_dir, fmt, tmp_path):
+    mine, theirs = tmp_path / "python.out", tmp_path / "command.out"
+    parlot.open(trace_dir).export(fmt, mine)
+    read("export", trace_dir, "--format", fmt, "-o", theirs)
+    assert mine.read_bytes() == theirs.read_bytes()
+
+
+def test_export_errors(quicksort_trace, tmp_path):
+    t = parlot.open(quicksort_trace)
+    with pytest.raises(ValueError):
+        t.export("no-such-format", tmp_path / "x")
+    with pytest.raises(RuntimeError):
+        t.export("folded", tmp_path / "missing-dir" / "x")
+
+
+def test_hatchet(quicksort_trace):
+    """The hatchet literal: one root per outermost function; every
+    function's calls, summed over the tree's nodes, are the report's."""
+    t = parlot.open(quicksort_trace)
+    literal = t.hatchet_literal()
+    assert sorted(root["frame"]["name"] for root in literal) == ["main", "sort_worker"]
+    calls = {}
+    stack = list(literal)
+    while stack:
+        node = stack.pop()
+        name = node["frame"]["name"]
+        calls[name] = calls.get(name, 0) + node["metrics"]["calls"]
+        stack.extend(node.get("children", []))
+    stats = t.stats()
+    assert calls == dict(zip(stats["function"], stats["calls"]))
+    try:
+        import hatchet  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError):
+            t.to_hatchet()
+    else:
+        assert "calls" in t.to_hatchet().dataframe.columns
