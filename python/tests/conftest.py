@@ -89,3 +89,10 @@ def old_trace(request, tmp_path_factory):
         tar.extractall(d)
     (top,) = [p for p in d.iterdir() if p.is_dir()]
     return top
+
+
+@pytest.fixture(scope="session")
+def long_trace(tmp_path_factory, examples):
+    """One thread sorting 500000 keys: about 5 M events."""
+    d = tmp_path_factory.mktemp("long") / "trace"
+    return _record(d, [os.path.join(examples, "quicksort_threads"), "500000", "1"])

@@ -350,3 +350,23 @@ def test_hatchet(quicksort_trace):
             t.to_hatchet()
     else:
         assert "calls" in t.to_hatchet().dataframe.columns
+
+
+def test_chunks_take_bounded_memory(long_trace):
+    """Streaming a trace holds one chunk at a time: the peak of numpy's
+    allocations (tracemalloc sees them) stays far below the whole frame's."""
+    import tracemalloc
+    t = parlot.open(long_trace)
+    events = int(t.threads()["events"].sum())
+    assert events > 4_000_000
+    tracemalloc.start()
+    try:
+        seen = 0
+        for chunk in t.events(chunk=20_000):
+            seen += len(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == events
+    # A chunk is under 1 MB; the whole frame would be 37 bytes an event.
+    assert peak < 8_000_000 < 37 * events, peak
