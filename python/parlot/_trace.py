@@ -235,6 +235,23 @@ class Trace:
         for message in damage:
             warnings.warn(message, TraceWarning, stacklevel=3)
 
+    def marks(self):
+        """The user marks (parlot_mark) of every thread, in the order
+        `parlot-read trace` shows them: rank, pid, thread, tid, index (the
+        mark sits just before that event of its thread, counted from 0 as
+        events().groupby(["pid", "tid"]).cumcount() counts; at the end of
+        the stream when it is the thread's event count), depth (calls open
+        there) and label (the program's bytes as text, undecodable bytes
+        replaced)."""
+        rows, damage = self._run.marks()
+        self._warn(damage)
+        columns = self._thread_columns([r[0] for r in rows])
+        frame = pd.DataFrame({k: columns[k] for k in ("rank", "pid", "thread", "tid")})
+        frame["index"] = np.array([r[1] for r in rows], dtype=np.int64)
+        frame["depth"] = np.array([r[2] for r in rows], dtype=np.int64)
+        frame["label"] = [r[3] for r in rows]
+        return frame
+
     def stats(self):
         """Per function, merged by name over every thread: function, calls,
         total (inclusive cost of its outermost activations), self (exclusive

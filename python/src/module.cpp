@@ -281,6 +281,20 @@ PYBIND11_MODULE(_parlot, m) {
             return to_str_list(damage);
           },
           py::arg("format"), py::arg("output"))
+      .def("marks",
+           [](Run& r) {
+             std::vector<std::string> damage;
+             std::vector<ThreadMark> marks;
+             {
+               py::gil_scoped_release release;
+               marks = thread_marks(r, damage);
+             }
+             py::list rows;
+             for (const auto& m : marks) {
+               rows.append(py::make_tuple(m.thread, m.index, m.depth, to_str(m.label)));
+             }
+             return py::make_tuple(rows, to_str_list(damage));
+           })
       .def(
           "loops",
           [](Run& r, std::size_t max_body) {

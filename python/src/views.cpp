@@ -15,6 +15,7 @@
 #include "export/export_walk.h"
 #include "export/exporter.h"
 #include "export/valid_utf8.h"
+#include "parlot/mark_cursor.h"
 #include "tool/visible_text.h"
 
 namespace parlot::python {
@@ -174,6 +175,44 @@ StatsTable function_stats(Run& run) {
   }
   for (auto& [name, row] : rows) table.rows.push_back(std::move(row));
   return table;
+}
+
+std::vector<ThreadMark> thread_marks(Run& run, std::vector<std::string>& damage) {
+  std::vector<ThreadMark> out;
+  for (std::size_t i = 0; i < run.threads().size(); ++i) {
+    const RunThread& t = run.threads()[i];
+    try {
+      ThreadEventReader reader(t.file);
+      const auto& marks = reader.summary().marks;
+      if (marks.empty()) continue;
+      CallStackTracker tracker(run.processes()[t.process].trace.function_addresses.size(), t.file);
+      MarkCursor cursor(marks);
+      auto place = [&](const Mark& m) {
+        out.push_back(
+            {i, m.event_index, static_cast<std::uint32_t>(tracker.open_calls().size()), m.label});
+      };
+      std::uint64_t index = 0;
+      try {
+        for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+          for (const std::uint32_t id : batch) {
+            if (cursor.due(index)) [[unlikely]] {
+              cursor.visit_until(index, place);
+            }
+            tracker.push(id);
+            ++index;
+          }
+        }
+        note_damage(reader.summary(), damage);
+      } catch (const FormatError& e) {
+        damage.push_back(e.what());
+        continue;  // the marks before the damage are kept
+      }
+      cursor.visit_rest(place);
+    } catch (const FormatError& e) {
+      damage.push_back(e.what());
+    }
+  }
+  return out;
 }
 
 std::vector<ThreadLoops> thread_loops(Run& run, std::size_t max_body,

@@ -45,6 +45,21 @@ StatsTable function_stats(Run& run);
 /// std::runtime_error when the output cannot be written.
 std::vector<std::string> export_run(Run& run, const std::string& format, const std::string& output);
 
+/// A user mark (parlot_mark) of a thread, placed as `parlot-read trace`
+/// places it.
+struct ThreadMark {
+  std::size_t thread = 0;   ///< index into Run::threads()
+  std::uint64_t index = 0;  ///< it sits just before this event of the thread's stream
+  std::uint32_t depth = 0;  ///< calls open there
+  std::string label;        ///< the program's bytes
+};
+
+/// Every thread's marks, in thread order, each thread's in stream order. A
+/// thread with marks is decoded to place them (its depth); one without is
+/// not read past its block headers. A damaged thread's marks up to the
+/// damage are kept, the message goes to `damage`.
+std::vector<ThreadMark> thread_marks(Run& run, std::vector<std::string>& damage);
+
 /// One thread's loop summary (`parlot-read loops`).
 struct ThreadLoops {
   std::size_t thread = 0;    ///< index into Run::threads()

@@ -96,3 +96,10 @@ def long_trace(tmp_path_factory, examples):
     """One thread sorting 500000 keys: about 5 M events."""
     d = tmp_path_factory.mktemp("long") / "trace"
     return _record(d, [os.path.join(examples, "quicksort_threads"), "500000", "1"])
+
+
+@pytest.fixture(scope="session")
+def marks_trace(tmp_path_factory, examples):
+    """examples/user_api: marks its phases with parlot_mark."""
+    d = tmp_path_factory.mktemp("marks") / "trace"
+    return _record(d, [os.path.join(examples, "user_api")])

@@ -370,3 +370,16 @@ def test_chunks_take_bounded_memory(long_trace):
     assert seen == events
     # A chunk is under 1 MB; the whole frame would be 37 bytes an event.
     assert peak < 8_000_000 < 37 * events, peak
+
+
+@pytest.mark.parametrize("which", ["marks_trace", "quicksort_trace"])
+def test_marks_equal_trace_jsonl(request, which):
+    trace_dir = request.getfixturevalue(which)
+    marks = parlot.open(trace_dir).marks()
+    expected = [json.loads(line) for line in read("trace", "--format", "jsonl", trace_dir).splitlines()]
+    expected = [r for r in expected if r["kind"] == "mark"]
+    assert list(marks.columns) == ["rank", "pid", "thread", "tid", "index", "depth", "label"]
+    assert [(m.pid, m.tid, m.index, m.depth, m.label) for m in marks.itertuples()] == [
+        (r["pid"], r["tid"], r["index"], r["depth"], r["label"]) for r in expected]
+    if which == "marks_trace":
+        assert len(marks) >= 3
