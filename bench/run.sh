@@ -23,6 +23,10 @@
 #              and uftrace; trace bytes
 #   processes  fixed cost per process, many processes, thread creation,
 #              memory per thread
+#   inlining   lua, sqlite3 and (PARLOT_BENCH_LULESH: its source tree) LULESH
+#              built with gcc and clang, fully instrumented and instrumented
+#              after inlining (parlot_instrument AFTER_INLINING), untraced
+#              and traced
 #
 # Options:
 #   --quick     small sizes and few repetitions: every suite in a few minutes
@@ -35,10 +39,11 @@
 # Environment: PARLOT_BUILD_DIR (default build; configured with
 #   scripts/build.sh), BENCH_RUNS (hyperfine runs per command),
 #   BENCH_REPS (Google Benchmark repetitions), PARLOT_BENCH_DEBIAN (where the
-#   Debian programs are built, default bench-results/debian).
+#   Debian programs are built, default bench-results/debian),
+#   PARLOT_BENCH_LULESH (LULESH 2.0's source tree, for the inlining suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_suites=(hooks codec programs reader mpi libcalls processes)
+all_suites=(hooks codec programs reader mpi libcalls processes inlining)
 QUICK=0
 DRY_RUN=0
 build=1

@@ -32,6 +32,7 @@ packages=(
   uftrace  # libcalls_test: the reference recorder of library calls; bench comparisons
   strace  # parallel_read_test: which files each rank of an mpirun'd parlot-read opens
   hyperfine  # bench/run.sh: whole-program timings (untraced, no-op hooks, traced, uftrace)
+  python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest  # the Python binding and its tests
   "$@"
 )
 # npm installs speedscope below; Debian's npm when the machine has none.

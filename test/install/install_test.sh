@@ -59,6 +59,12 @@ case $mode in
       ./usr/share/man/man1/parlot.1; do
       expect_in "$work/contents" "$f"
     done
+    if [ -f "$build/python/parlot/__init__.py" ]; then  # built with the Python package
+      expect_in "$work/contents" ./usr/lib/python3/dist-packages/parlot/__init__.py
+      grep -q '/usr/lib/python3/dist-packages/parlot/_parlot.*\.so' "$work/contents" ||
+        fail "the .deb lacks the Python binding"
+      dpkg-deb -f "$deb" Recommends | grep -q python3-pandas || fail "Recommends lacks python3-pandas"
+    fi
     if [ "$(id -u)" -ne 0 ]; then
       echo "package built and checked; not root: dpkg -i skipped" >&2
       exit 77
@@ -113,11 +119,54 @@ expect_in "$work/out" "sum 14 tracing 1"
 expect_in "$work/err" "parlot: trace in $work/t1"
 expect_in "$work/err" "parlot: 1 process, 1 thread, 10 events"
 check_trace "$work/t1"
+if [ -f "$build/python/parlot/__init__.py" ]; then
+  step "Python: import parlot from the installation"
+  pydir="$prefix/lib/python3/dist-packages"
+  ls "$pydir"/parlot/_parlot*.so >/dev/null || fail "the binding is not installed in $pydir"
+  PYTHONPATH="$pydir" /usr/bin/python3 -c 'import sys, parlot
+assert parlot.__file__.startswith(sys.argv[2]), parlot.__file__
+ev = parlot.open(sys.argv[1]).events()
+calls = ev[ev["kind"] == "enter"]["function"].astype(str).value_counts()
+assert calls["branch"] == 2 and calls["leaf"] == 2 and "quiet" not in calls, calls
+' "$work/t1" "$pydir" || fail "import parlot from $pydir"
+fi
 # Linked with the stub only: untraced when run bare, traced under parlot record.
 "$work/cmake-build/app_api" | grep -q "tracing 0" || fail "app_api is traced without parlot"
 parlot record -q -d "$work/t2" -- "$work/cmake-build/app_api" | grep -q "tracing 1" ||
   fail "app_api under parlot record"
 check_trace "$work/t2"
+
+# AFTER_INLINING: the compiler's cheapest correct mode, traced as before.
+# flags_of BUILD-DIR: the compile command of app_inlined.
+flags_of() {
+  /usr/bin/python3 -c 'import json, sys
+print(next(c["command"] for c in json.load(open(sys.argv[1])) if "app_inlined.dir" in c["command"]))' \
+    "$1/compile_commands.json"
+}
+gcc_flags=$(flags_of "$work/cmake-build")
+echo "app_inlined (cc): $gcc_flags" >&2
+[[ $gcc_flags == *"-finstrument-functions -finstrument-functions-exclude-file-list=/usr/include"* ]] ||
+  fail "parlot_instrument(AFTER_INLINING) with gcc lacks -finstrument-functions-exclude-file-list"
+[[ $gcc_flags != *"after-inlining"* ]] || fail "gcc was given clang's after-inlining flag"
+parlot record -q -d "$work/t5" -- "$work/cmake-build/app_inlined" | grep -q "tracing 1" ||
+  fail "app_inlined (gcc) under parlot record"
+check_trace "$work/t5"
+if command -v clang >/dev/null; then
+  step "CMake project with clang: parlot_instrument(AFTER_INLINING)"
+  CC=clang cmake -S "$here/project" -B "$work/clang-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; fail "configure (clang)"; }
+  cmake --build "$work/clang-build" --target app_inlined >"$work/cmake.log" 2>&1 ||
+    { cat "$work/cmake.log" >&2; fail "build (clang)"; }
+  clang_flags=$(flags_of "$work/clang-build")
+  echo "app_inlined (clang): $clang_flags" >&2
+  [[ $clang_flags == *"-finstrument-functions-after-inlining"* ]] ||
+    fail "parlot_instrument(AFTER_INLINING) with clang lacks -finstrument-functions-after-inlining"
+  [[ " $clang_flags " != *" -finstrument-functions "* ]] ||
+    fail "clang was also given -finstrument-functions (it would instrument before inlining)"
+  parlot record -q -d "$work/t6" -- "$work/clang-build/app_inlined" | grep -q "tracing 1" ||
+    fail "app_inlined (clang) under parlot record"
+  check_trace "$work/t6"
+fi
 
 step "pkg-config project: cc app.c \$(pkg-config --cflags --libs parlot)"
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
