@@ -105,15 +105,16 @@ Segmentation loop_segments(const TimedThread& thread, std::uint32_t depth,
     const std::size_t a = (*starts)[i], b = (*starts)[i + 1];
     out.segments.push_back({a, b, time_at(a), time_at(b)});
   }
-  // The last one: as many calls at `depth` as the one before, or to the
-  // caller's exit.
+  // The last one: the calls at `depth` of the one before, as long as they
+  // are the same functions (not what follows the loop), or to the caller's
+  // exit.
   const Segment& before = out.segments.back();
-  std::size_t calls = 0;
+  std::vector<std::uint32_t> expected;
   {
     std::uint32_t d = depth;
     for (std::size_t j = before.first; j < before.end; ++j) {
       if (events[j].enter) {
-        calls += d == depth ? 1 : 0;
+        if (d == depth) expected.push_back(events[j].key);
         ++d;
       } else {
         --d;
@@ -124,8 +125,10 @@ Segmentation loop_segments(const TimedThread& thread, std::uint32_t depth,
   std::uint32_t d = depth;
   for (std::size_t seen = 0; j < events.size(); ++j) {
     if (events[j].enter) {
-      if (d == depth && seen == calls) break;
-      seen += d == depth ? 1 : 0;
+      if (d == depth) {
+        if (seen == expected.size() || events[j].key != expected[seen]) break;
+        ++seen;
+      }
       ++d;
     } else {
       if (d == depth) break;  // the caller's exit

@@ -91,8 +91,9 @@ struct Segmentation {
 /// with calls of function F at call depth d (the chosen loop's first call,
 /// or `choice.loop` at the shallowest depth it is called): within the one
 /// activation of their caller that makes most such calls, each iteration
-/// runs from one call of F to the next, the last one over as many calls as
-/// the one before it (or to its caller's exit). The chosen loop is the one
+/// runs from one call of F to the next; the last one over the calls at
+/// depth d the one before made, while they are calls of the same functions
+/// (so what follows the loop is left out), or to its caller's exit. The chosen loop is the one
 /// of the thread's NLR summary (window `max_body`) that covers most events,
 /// the outermost on ties. Fewer than two segments: no iterations.
 Segmentation find_iterations(const TimedThread& thread, const NameIndex& names,
