@@ -4,25 +4,38 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "parlot/codec.h"
+#include "parlot/codec_v2.h"
 #include "parlot/crc32c.h"
 
 namespace parlot::tool {
 
 namespace {
 
-/// Collects the encoder's windows as data-block payloads.
+/// Collects the encoder's output; whole codec-2 segments become data-block
+/// payloads (cut()).
 struct BlockSink {
   std::vector<std::vector<std::uint8_t>> blocks;
-  std::vector<std::uint8_t> window = std::vector<std::uint8_t>(1u << 20);
+  std::vector<std::uint8_t> pending;
+  std::vector<std::uint8_t> window = std::vector<std::uint8_t>(64u << 10);
   codec::OutputWindow fresh() { return {window.data(), window.data() + window.size()}; }
   void drain(codec::OutputWindow& w) {
-    if (w.cur != window.data()) blocks.emplace_back(window.data(), w.cur);
+    pending.insert(pending.end(), window.data(), w.cur);
     w = fresh();
   }
+  /// After a flush(): what was written is whole segments, one data block.
+  void cut(codec::OutputWindow& w) {
+    drain(w);
+    if (!pending.empty()) blocks.push_back(std::move(pending));
+    pending.clear();
+  }
 };
+
+/// Events per data block (each block ends a codec-2 segment).
+constexpr std::size_t kEventsPerBlock = std::size_t{1} << 22;
 
 void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -78,22 +91,28 @@ std::vector<std::vector<std::uint8_t>> side_records(const ThreadFileContents& c)
 
 std::uint64_t write_thread_file(const std::filesystem::path& file, const ThreadFileContents& c) {
   BlockSink sink;
-  codec::Encoder encoder(sink, sink.fresh());
+  auto encoder = std::make_unique<codec::v2::Encoder>(sink, sink.fresh());
   std::uint64_t raw = 0, max_depth = 0, depth = 0;
-  for (const std::uint32_t v : c.events) {
-    encoder.encode(v);
+  for (std::size_t i = 0; i < c.events.size(); ++i) {
+    const std::uint32_t v = c.events[i];
+    if (i > 0 && i % kEventsPerBlock == 0) {
+      encoder->flush();
+      sink.cut(encoder->window());
+    }
+    encoder->encode(v);
     raw += codec::raw_bytes_of(v);
     depth = v ? depth + 1 : depth - 1;
     max_depth = std::max(max_depth, depth);
   }
-  encoder.finish();
-  std::vector<std::uint8_t> last(sink.window.data(), encoder.window().cur);
+  encoder->finish();
+  sink.drain(encoder->window());
+  const std::vector<std::uint8_t> last = std::move(sink.pending);
 
   std::vector<std::uint8_t> out;
   format::TraceFileHeader h{};
   std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
   h.version = format::kVersion;
-  h.codec = static_cast<std::uint16_t>(format::Codec::kLzZe);
+  h.codec = static_cast<std::uint16_t>(format::Codec::kLzRank);
   h.header_bytes = sizeof h;
   h.tid = c.tid;
   h.pid = c.pid;

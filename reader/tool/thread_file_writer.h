@@ -1,5 +1,6 @@
 // Writes a thread file in the normal format (docs/FORMAT.md): the header,
-// the events compressed with codec 1 in data blocks, the clock samples and
+// the events compressed with codec 2 (what the runtime writes) in data
+// blocks of whole segments, the clock samples and
 // marks as side records (each PAUX block ending with its checksum), the
 // final block and the trailer. `parlot-read reduce` writes its kept
 // segments with it.

@@ -43,7 +43,7 @@ std::uint64_t bytes_of(const fs::path& dir) {
   return n;
 }
 
-class Iterations : public ::testing::Test {
+class IterationsCommand : public ::testing::Test {
  protected:
   // One traced run of the fixture for every test.
   static void SetUpTestSuite() {
@@ -79,10 +79,10 @@ class Iterations : public ::testing::Test {
   static fs::path trace_;
 };
 
-std::unique_ptr<TempDir> Iterations::dir_;
-fs::path Iterations::trace_;
+std::unique_ptr<TempDir> IterationsCommand::dir_;
+fs::path IterationsCommand::trace_;
 
-TEST_F(Iterations, TheFirstLineNamesTheSlowIterationItsRankAndCompute) {
+TEST_F(IterationsCommand, TheFirstLineNamesTheSlowIterationItsRankAndCompute) {
   const RunResult r = parlot_read({"iterations", trace_.string()});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("4 of 4 ranks have iterations (loop of step_compute)"));
@@ -94,7 +94,7 @@ TEST_F(Iterations, TheFirstLineNamesTheSlowIterationItsRankAndCompute) {
   EXPECT_THAT(first, HasSubstr("in MPI_Allreduce")) << r.out;
 }
 
-TEST_F(Iterations, CsvHasOneRowPerIterationWithTheSlowRankInRow40) {
+TEST_F(IterationsCommand, CsvHasOneRowPerIterationWithTheSlowRankInRow40) {
   const RunResult r = parlot_read({"iterations", trace_.string(), "--format", "csv"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto lines = lines_of(r.out);
@@ -115,7 +115,7 @@ TEST_F(Iterations, CsvHasOneRowPerIterationWithTheSlowRankInRow40) {
   EXPECT_GE(std::stoull(min), 50'000'000u) << lines[41];
 }
 
-TEST_F(Iterations, LoopOptionChoosesTheIterations) {
+TEST_F(IterationsCommand, LoopOptionChoosesTheIterations) {
   const RunResult r = parlot_read({"iterations", trace_.string(), "--loop", "exchange"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("(calls of exchange)"));
@@ -129,7 +129,7 @@ TEST_F(Iterations, LoopOptionChoosesTheIterations) {
   EXPECT_THAT(bad.err, HasSubstr("no function named 'no_such'"));
 }
 
-TEST_F(Iterations, ReducedTraceIsSmallerReadByEveryViewAndKeepsTheOutlier) {
+TEST_F(IterationsCommand, ReducedTraceIsSmallerReadByEveryViewAndKeepsTheOutlier) {
   const fs::path out = reduce("avgwave");
   EXPECT_LT(bytes_of(out), bytes_of(trace_));
   const RunResult it = parlot_read({"iterations", out.string()});
@@ -161,7 +161,7 @@ TEST_F(Iterations, ReducedTraceIsSmallerReadByEveryViewAndKeepsTheOutlier) {
   EXPECT_TRUE(found);
 }
 
-TEST_F(Iterations, EveryDistanceMetricKeepsTheOutlier) {
+TEST_F(IterationsCommand, EveryDistanceMetricKeepsTheOutlier) {
   for (const std::string metric :
        {"reldiff", "absdiff", "manhattan", "euclidean", "chebyshev", "haarwave"}) {
     const fs::path out = reduce(metric);
@@ -171,7 +171,7 @@ TEST_F(Iterations, EveryDistanceMetricKeepsTheOutlier) {
   }
 }
 
-TEST_F(Iterations, EvaluatePrintsTheFourCriteria) {
+TEST_F(IterationsCommand, EvaluatePrintsTheFourCriteria) {
   const fs::path out = dir_->path() / "evaluated";
   const RunResult r = parlot_read(
       {"reduce", trace_.string(), "-o", out.string(), "--metric", "euclidean", "--evaluate"});
