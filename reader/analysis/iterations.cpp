@@ -83,7 +83,7 @@ Segmentation loop_segments(const TimedThread& thread, std::uint32_t depth,
   std::vector<std::size_t> open;  // entry index of each open frame
   for (std::size_t j = 0; j < events.size(); ++j) {
     const TimedEvent& e = events[j];
-    if (e.enter) {
+    if (e.enter()) {
       if (open.size() == depth && e.key < is_head.size() && is_head[e.key]) {
         by_caller[depth == 0 ? SIZE_MAX : open[depth - 1]].push_back(j);
       }
@@ -113,7 +113,7 @@ Segmentation loop_segments(const TimedThread& thread, std::uint32_t depth,
   {
     std::uint32_t d = depth;
     for (std::size_t j = before.first; j < before.end; ++j) {
-      if (events[j].enter) {
+      if (events[j].enter()) {
         if (d == depth) expected.push_back(events[j].key);
         ++d;
       } else {
@@ -124,7 +124,7 @@ Segmentation loop_segments(const TimedThread& thread, std::uint32_t depth,
   std::size_t j = starts->back();
   std::uint32_t d = depth;
   for (std::size_t seen = 0; j < events.size(); ++j) {
-    if (events[j].enter) {
+    if (events[j].enter()) {
       if (d == depth) {
         if (seen == expected.size() || events[j].key != expected[seen]) break;
         ++seen;
@@ -167,7 +167,7 @@ Segmentation find_iterations(const TimedThread& thread, const NameIndex& names,
     std::optional<std::uint32_t> depth;
     std::uint32_t d = 0;
     for (const TimedEvent& e : events) {
-      if (e.enter) {
+      if (e.enter()) {
         if (e.key == *choice.loop && (!depth || d < *depth)) depth = d;
         ++d;
       } else if (d > 0) {
@@ -196,7 +196,7 @@ Segmentation find_iterations(const TimedThread& thread, const NameIndex& names,
   std::uint32_t depth = 0;
   std::vector<FunctionKey> stack;
   for (const TimedEvent& e : events) {
-    if (e.enter) {
+    if (e.enter()) {
       builder.push({true, hashes[e.key], depth++});
       stack.push_back(hashes[e.key]);
     } else if (depth > 0) {
@@ -236,7 +236,7 @@ std::vector<IterationTime> time_segments(const TimedThread& thread, const NameIn
   std::size_t s = 0;
   for (std::size_t j = 0; j < events.size(); ++j) {
     const TimedEvent& e = events[j];
-    if (e.enter) {
+    if (e.enter()) {
       stack.push_back(e.key);
     } else if (!stack.empty()) {
       stack.pop_back();

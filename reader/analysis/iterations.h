@@ -23,12 +23,12 @@
 
 namespace parlot::analysis {
 
-/// One event of a timed thread.
+/// One event of a timed thread (16 bytes).
 struct TimedEvent {
-  std::uint32_t id = 0;    ///< entry: the process's function ID; exit: 0
+  std::uint32_t id = 0;    ///< entry: the process's function ID (never 0); exit: 0
   std::uint32_t key = 0;   ///< entry: the function's NameIndex key; exit: 0
   std::uint64_t time = 0;  ///< on the walk's time axis (ns, or event index)
-  bool enter = true;
+  bool enter() const { return id != 0; }
 };
 
 /// A user mark (parlot_mark) of a timed thread.

@@ -14,7 +14,7 @@ std::uint64_t signature(const TimedThread& thread, const Segment& s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (std::size_t j = s.first; j < s.end; ++j) {
     h = (h ^ thread.events[j].id) * 0x100000001b3ull;
-    h = (h ^ (thread.events[j].enter ? 1u : 2u)) * 0x100000001b3ull;
+    h = (h ^ (thread.events[j].enter() ? 1u : 2u)) * 0x100000001b3ull;
   }
   return h ^ (s.end - s.first);
 }
@@ -24,7 +24,7 @@ bool same_events(const TimedThread& thread, const Segment& a, const Segment& b) 
   for (std::size_t i = 0; i < a.end - a.first; ++i) {
     const TimedEvent& x = thread.events[a.first + i];
     const TimedEvent& y = thread.events[b.first + i];
-    if (x.enter != y.enter || x.id != y.id) return false;
+    if (x.enter() != y.enter() || x.id != y.id) return false;
   }
   return true;
 }
@@ -45,7 +45,7 @@ std::vector<double> measurements(const TimedThread& thread, const Segment& segme
 bool whole_calls(const TimedThread& thread, const Segment& segment) {
   std::int64_t depth = 0;
   for (std::size_t j = segment.first; j < segment.end; ++j) {
-    depth += thread.events[j].enter ? 1 : -1;
+    depth += thread.events[j].enter() ? 1 : -1;
     if (depth < 0) return false;
   }
   return depth == 0;

@@ -4,69 +4,95 @@
 
 #include <cmath>
 
+#include <CLI/CLI.hpp>
+
 #include "export_trace.h"
 #include "reduced_file.h"
+#include "timed_thread_collector.h"
 
 namespace parlot::tool {
 
-TimedRun read_timed_run(const std::string& dir, const Selection& selection) {
-  TimedRun run;
-  run.processes = open_run(dir, selection);
-  for (const auto& p : run.processes) run.ranked = run.ranked || !p.metadata.rank.empty();
-  run.axis = choose_time_axis(run.processes, selection);
-  TimedThreadCollector collector(run.names, run.ranked);
-  run.status = export_trace(run.processes, selection, {}, run.axis, false, {}, collector);
-  run.threads = collector.take();
-  return run;
+namespace {
+
+/// The kept segments of a reduced thread, timed in the reduced stream,
+/// each standing for its original iterations.
+std::vector<analysis::IterationTime> expand_reduced(const analysis::TimedThread& t,
+                                                    const analysis::NameIndex& names,
+                                                    const std::vector<ReducedSegment>& kept) {
+  std::vector<analysis::Segment> segments;
+  auto time_at = [&](std::uint64_t j) {
+    return j < t.events.size() ? t.events[j].time : t.end_time;
+  };
+  for (const auto& s : kept) {
+    const std::size_t first = std::min<std::uint64_t>(s.first, t.events.size());
+    const std::size_t end = std::min<std::uint64_t>(s.end, t.events.size());
+    segments.push_back({first, end, time_at(first), time_at(end)});
+  }
+  const auto times = analysis::time_segments(t, names, segments);
+  std::vector<analysis::IterationTime> expanded;
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    for (const std::uint64_t m : kept[k].members) {
+      constexpr std::uint64_t kMaxIterations = std::uint64_t{1} << 26;
+      if (m >= kMaxIterations) continue;  // a damaged file never sizes memory
+      if (m >= expanded.size()) expanded.resize(m + 1);
+      expanded[m] = times[k];
+    }
+  }
+  return expanded;
 }
 
-analysis::IterationTable iteration_table(const TimedRun& run,
-                                         const analysis::IterationChoice& choice,
-                                         std::vector<std::string>& hows) {
-  analysis::IterationTable table;
-  hows.clear();
-  std::vector<std::optional<ReducedProcess>> reduced(run.processes.size());
-  std::vector<bool> looked(run.processes.size(), false);
-  for (const CollectedThread& c : run.threads) {
-    const auto& t = c.thread;
-    if (!looked[c.process]) {
-      reduced[c.process] = read_reduced(run.processes[c.process].directory);
-      looked[c.process] = true;
-    }
-    const auto& r = reduced[c.process];
-    const auto kept = r ? r->threads.find(c.index) : decltype(r->threads.cend()){};
-    if (r && kept != r->threads.end()) {
-      // The kept segments, timed in the reduced stream, stand for their members.
-      std::vector<analysis::Segment> segments;
-      auto time_at = [&](std::uint64_t j) {
-        return j < t.events.size() ? t.events[j].time : t.end_time;
-      };
-      for (const auto& s : kept->second) {
-        const std::size_t first = std::min<std::uint64_t>(s.first, t.events.size());
-        const std::size_t end = std::min<std::uint64_t>(s.end, t.events.size());
-        segments.push_back({first, end, time_at(first), time_at(end)});
+}  // namespace
+
+IterationRun read_iterations(const std::string& dir, const Selection& selection,
+                             const std::string& loop) {
+  IterationRun run;
+  const auto processes = open_run(dir, selection);
+  for (const auto& p : processes) run.ranked = run.ranked || !p.metadata.rank.empty();
+  run.axis = choose_time_axis(processes, selection);
+  std::string head = loop;  // the function that starts every unit's iterations
+  bool loop_found = loop.empty();
+  for (const ProcessTrace& p : processes) {
+    TimedThreadCollector collector(run.names, run.ranked);
+    run.status |= export_trace({p}, selection, {}, run.axis, false, {}, collector);
+    const auto threads = collector.take();
+    const auto reduced = threads.empty() ? std::nullopt : read_reduced(p.directory);
+    for (const CollectedThread& c : threads) {
+      const auto& t = c.thread;
+      run.table.units.push_back(t.name);
+      const auto kept =
+          reduced ? reduced->threads.find(c.index) : decltype(reduced->threads.cend()){};
+      if (reduced && kept != reduced->threads.end()) {
+        run.table.times.push_back(expand_reduced(t, run.names, kept->second));
+        run.hows.push_back("reduced: " + reduced->metric);
+        continue;
       }
-      const auto times = analysis::time_segments(t, run.names, segments);
-      std::vector<analysis::IterationTime> expanded;
-      for (std::size_t k = 0; k < times.size(); ++k) {
-        for (const std::uint64_t m : kept->second[k].members) {
-          constexpr std::uint64_t kMaxIterations = std::uint64_t{1} << 26;
-          if (m >= kMaxIterations) continue;  // a damaged file never sizes memory
-          if (m >= expanded.size()) expanded.resize(m + 1);
-          expanded[m] = times[k];
+      analysis::IterationChoice choice;
+      if (!head.empty() && (!loop.empty() || t.marks.size() < 2)) {
+        choice.loop = run.names.find(head);
+        if (!choice.loop) {
+          // Not called in this process: no iterations with --loop; else its own loop.
+          if (!loop.empty()) {
+            run.table.times.emplace_back();
+            run.hows.emplace_back();
+            continue;
+          }
         }
       }
-      table.units.push_back(t.name);
-      table.times.push_back(std::move(expanded));
-      hows.push_back("reduced: " + r->metric);
-      continue;
+      auto seg = analysis::find_iterations(t, run.names, choice);
+      if (choice.loop && seg.segments.size() >= 2) {
+        loop_found = true;
+        if (loop.empty()) seg.how = "loop of " + head;
+      } else if (loop.empty() && head.empty() && seg.how.rfind("loop of ", 0) == 0) {
+        head = seg.how.substr(8);
+      }
+      run.table.times.push_back(analysis::time_segments(t, run.names, seg.segments));
+      run.hows.push_back(seg.how);
     }
-    const auto seg = analysis::find_iterations(t, run.names, choice);
-    table.units.push_back(t.name);
-    table.times.push_back(analysis::time_segments(t, run.names, seg.segments));
-    hows.push_back(seg.how);
   }
-  return table;
+  if (!loop_found && !run.names.find(loop)) {
+    throw CLI::ValidationError("--loop", "no function named '" + loop + "' in " + dir);
+  }
+  return run;
 }
 
 namespace {

@@ -10,31 +10,32 @@
 #include "analysis/iterations.h"
 #include "export/exporter.h"
 #include "thread_walk.h"
-#include "timed_thread_collector.h"
 
 namespace parlot::tool {
 
-/// A run read for its iterations.
-struct TimedRun {
-  std::vector<ProcessTrace> processes;
+/// A run's iterations.
+struct IterationRun {
   exporter::TimeAxis axis;
   analysis::NameIndex names;
-  std::vector<CollectedThread> threads;  ///< the units, in walk order
-  bool ranked = false;                   ///< an MPI run: one unit per rank (its first thread)
-  int status = 0;                        ///< 1 when a thread file was damaged (reported)
+  analysis::IterationTable table;
+  /// For each unit of the table, how its iterations were found ("loop of
+  /// F", "calls of F", "marks", "reduced: METRIC"; empty: none found).
+  std::vector<std::string> hows;
+  bool ranked = false;  ///< an MPI run: one unit per rank (its first thread)
+  int status = 0;       ///< 1 when a thread file was damaged (reported)
 };
 
-/// Reads every selected process of `dir` (open_run, export_trace). Throws
-/// FormatError on unreadable input.
-TimedRun read_timed_run(const std::string& dir, const Selection& selection);
-
-/// The iteration table of `run`, and for each unit how its iterations were
-/// found (`hows`, same order as the table's units). Units without
-/// iterations have none in the table. Segments of a reduced trace come
-/// from its `reduced` file (`hows` then says "reduced: METRIC").
-analysis::IterationTable iteration_table(const TimedRun& run,
-                                         const analysis::IterationChoice& choice,
-                                         std::vector<std::string>& hows);
+/// Reads the iterations of every selected process of `dir`, one process
+/// at a time (its events are dropped once its iterations are timed).
+/// `loop`: the function whose calls start the iterations ("" = found per
+/// unit: marks, else the first unit's outermost repeating loop, whose
+/// first function then starts the iterations of every other unit that
+/// calls it, so that iteration k is the same step on every rank). Segments
+/// of a reduced trace come from its `reduced` file, each original
+/// iteration taking its representative's times. Throws FormatError on
+/// unreadable input, CLI::ValidationError when `loop` is called nowhere.
+IterationRun read_iterations(const std::string& dir, const Selection& selection,
+                             const std::string& loop);
 
 /// A duration on `axis` for people: "12.3 ms", "850.0 us", "120 ns" or
 /// "37 events".

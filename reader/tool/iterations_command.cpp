@@ -24,16 +24,9 @@ struct IterationsOptions {
 };
 
 int run_iterations(const IterationsOptions& o) {
-  const TimedRun run = read_timed_run(o.dir, o.selection);
-  analysis::IterationChoice choice;
-  if (!o.loop.empty()) {
-    choice.loop = run.names.find(o.loop);
-    if (!choice.loop) {
-      throw CLI::ValidationError("--loop", "no function named '" + o.loop + "' in " + o.dir);
-    }
-  }
-  std::vector<std::string> hows;
-  const auto table = iteration_table(run, choice, hows);
+  const IterationRun run = read_iterations(o.dir, o.selection, o.loop);
+  const auto& table = run.table;
+  const auto& hows = run.hows;
   const auto rows = analysis::spread(table);
   const std::string unit = run.axis.logical() ? "events" : "ns";
   if (o.format == "csv") {

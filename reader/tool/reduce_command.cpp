@@ -18,6 +18,7 @@
 #include "iteration_table.h"
 #include "reduced_file.h"
 #include "thread_file_writer.h"
+#include "timed_thread_collector.h"
 
 namespace parlot::tool {
 
@@ -85,7 +86,7 @@ std::vector<ReducedSegment> write_reduced_thread(const CollectedThread& c,
   auto copy = [&](std::size_t from, std::size_t to) {
     for (std::size_t j = from; j < to; ++j) {
       marks_before(j + 1, false);
-      out.events.push_back(t.events[j].enter ? t.events[j].id : 0);
+      out.events.push_back(t.events[j].enter() ? t.events[j].id : 0);
       times.push_back(shifted(t.events[j].time));
     }
   };
@@ -108,7 +109,7 @@ std::vector<ReducedSegment> write_reduced_thread(const CollectedThread& c,
     const auto& written = red.written[s];
     for (std::size_t j = seg.first; j < seg.end; ++j) {
       marks_before(j + 1, false);
-      out.events.push_back(t.events[j].enter ? t.events[j].id : 0);
+      out.events.push_back(t.events[j].enter() ? t.events[j].id : 0);
       times.push_back(base + static_cast<std::uint64_t>(std::llround(written[j - seg.first])));
     }
     r.end = out.events.size();
@@ -198,9 +199,8 @@ struct Trends {
 };
 
 Trends trends_of(const std::string& dir) {
-  const TimedRun run = read_timed_run(dir, {});
-  std::vector<std::string> hows;
-  const auto table = iteration_table(run, {}, hows);
+  const IterationRun run = read_iterations(dir, {}, "");
+  const auto& table = run.table;
   Trends t;
   const auto rows = analysis::spread(table);
   for (std::size_t k = 0; k < rows.size(); ++k) {

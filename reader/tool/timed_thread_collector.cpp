@@ -37,7 +37,7 @@ void TimedThreadCollector::event(const CallEvent& e, std::uint64_t time) {
   if (!keep_) return;
   const bool enter = e.kind == CallEvent::Kind::kEnter;
   current_.thread.events.push_back(
-      {enter ? e.function_id : 0, enter ? key_of(e.function_id) : 0, time, enter});
+      {enter ? e.function_id : 0, enter ? key_of(e.function_id) : 0, time});
 }
 
 void TimedThreadCollector::mark(std::string_view label, std::uint32_t, std::uint64_t time) {

@@ -26,7 +26,7 @@ struct CollectedThread {
 /// is given: with `first_thread_only` (an MPI run: a unit is a rank) only
 /// the first thread of each process, named "rank R"; otherwise every
 /// thread, named "process K thread I" ("thread I" in a one-process run is
-/// left to the caller). Memory: 24 bytes per event kept.
+/// left to the caller). Memory: 16 bytes per event kept.
 class TimedThreadCollector final : public exporter::Exporter {
  public:
   TimedThreadCollector(analysis::NameIndex& names, bool first_thread_only)

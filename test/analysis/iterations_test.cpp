@@ -17,11 +17,11 @@ class ThreadBuilder {
   ThreadBuilder(NameIndex& names, std::string name) : names_(names) { t_.name = std::move(name); }
   ThreadBuilder& enter(const std::string& f, std::uint64_t at) {
     const std::uint32_t key = names_.key(f);
-    t_.events.push_back({key + 1, key, at, true});
+    t_.events.push_back({key + 1, key, at});
     return *this;
   }
   ThreadBuilder& exit(std::uint64_t at) {
-    t_.events.push_back({0, 0, at, false});
+    t_.events.push_back({0, 0, at});
     return *this;
   }
   /// A leaf call of `f` from `at` for `length`.
