@@ -115,16 +115,22 @@ std::string standout_line(const analysis::Standout& s, const analysis::Iteration
                           const analysis::NameIndex& names, const exporter::TimeAxis& axis) {
   // A change with its sign: "+50.0 ms", "-1.3 us".
   auto change = [&](double v) { return (v < 0 ? "-" : "+") + format_duration(std::fabs(v), axis); };
-  std::string line = fmt::format("iteration {}: {} (median {}, {}): {} {} {}", s.iteration,
+  std::string line = fmt::format("iteration {}: {} (median {}, {}): ", s.iteration,
                                  format_duration(static_cast<double>(s.time), axis),
-                                 format_duration(s.median, axis), change(s.excess), t.units[s.unit],
-                                 s.category == analysis::TimeCategory::kComputation
-                                     ? "compute"
-                                     : analysis::category_label(s.category),
-                                 change(s.work_excess));
+                                 format_duration(s.median, axis), change(s.excess));
+  // A rank whose own work grew by less than a quarter of the excess does
+  // not explain it (the time went to waiting, e.g. a rank descheduled).
+  const bool explained = s.work_excess >= 0.25 * s.excess;
+  if (!explained) line += "no rank's own work explains it (most: ";
+  line += fmt::format("{} {} {}", t.units[s.unit],
+                      s.category == analysis::TimeCategory::kComputation
+                          ? "compute"
+                          : analysis::category_label(s.category),
+                      change(s.work_excess));
   if (s.function) {
     line += fmt::format(" in {} ({})", names.name(*s.function), change(s.function_excess));
   }
+  if (!explained) line += ")";
   if (s.waiters.empty()) {
     line += t.units.size() > 1 ? "; no other one waited longer" : "";
   } else {

@@ -44,7 +44,8 @@ std::string format_duration(double value, const exporter::TimeAxis& axis);
 /// The cause of standout `s` of table `t` on one line: "iteration 40: 61.2
 /// ms (median 10.1 ms, +51.1 ms): rank 1 compute +50.0 ms in step (+50.0
 /// ms); ranks 0, 2, 3 waited +49.8 ms (mean over the others) in
-/// MPI_Allreduce".
+/// MPI_Allreduce". When that rank's work grew by less than a quarter of
+/// the excess, the line says no rank's own work explains it.
 std::string standout_line(const analysis::Standout& s, const analysis::IterationTable& t,
                           const analysis::NameIndex& names, const exporter::TimeAxis& axis);
 

@@ -36,7 +36,7 @@ std::vector<std::uint64_t> parse_ranges(const std::string& text, const std::file
         dash == std::string::npos
             ? lo
             : detail::parse_u64(range.substr(dash + 1), 10, file, offset, "iteration");
-    if (hi < lo || (!out.empty() && lo <= out.back()) || hi - lo >= kMaxMembers ||
+    if (hi < lo || (!out.empty() && lo <= out.back()) || hi >= kMaxMembers ||
         out.size() + (hi - lo) >= kMaxMembers) {
       throw FormatError(file, offset, "bad iteration range '" + range + "'");
     }

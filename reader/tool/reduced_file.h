@@ -38,7 +38,7 @@ inline constexpr const char* kReducedFileName = "reduced";
 /// FormatError (file and byte offset) when it is malformed: a bad magic
 /// line or number, a segment whose end is before its first event or that
 /// overlaps the one before, iteration ranges that are not increasing, or
-/// more than 2^26 iterations in a segment.
+/// an iteration number of 2^26 or more.
 std::optional<ReducedProcess> read_reduced(const std::filesystem::path& directory);
 
 /// Writes `r` as `<directory>/reduced`. Throws std::runtime_error when it

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -183,6 +184,29 @@ TEST_F(IterationsCommand, EvaluatePrintsTheFourCriteria) {
   // An existing, non-empty output is refused.
   const RunResult again = parlot_read({"reduce", trace_.string(), "-o", out.string()});
   EXPECT_NE(again.exit_status, 0);
+}
+
+TEST_F(IterationsCommand, ADamagedReducedFileIsAnErrorNamingItsFileAndOffset) {
+  const fs::path out = dir_->path() / "damaged";
+  ASSERT_EQ(parlot_read({"reduce", trace_.string(), "-o", out.string()}).exit_status, 0);
+  fs::path file;
+  for (const auto& e : fs::directory_iterator(out)) {
+    if (fs::exists(e.path() / "reduced")) file = e.path() / "reduced";
+  }
+  ASSERT_FALSE(file.empty());
+  const std::string good = slurp(file);
+  for (const std::string bad : {"segment 0 9 3 0-5\n", "segment 0 1 2 5-3\n",
+                                "segment 0 1 2 99999999999999\n", "segment 0 x 2 1\n"}) {
+    {
+      std::ofstream f(file, std::ios::trunc);
+      f << "parlot-reduced 1\nmetric avgwave 0.2\n" << bad;
+    }
+    const RunResult r = parlot_read({"iterations", out.string()});
+    EXPECT_NE(r.exit_status, 0) << bad;
+    EXPECT_THAT(r.err, HasSubstr(file.string() + ": offset 36")) << bad << r.err;
+  }
+  std::ofstream(file, std::ios::trunc) << good;
+  EXPECT_EQ(parlot_read({"iterations", out.string()}).exit_status, 0);
 }
 
 }  // namespace
