@@ -137,6 +137,13 @@ RunReduction reduce_run(const ReduceOptions& o, analysis::Metric metric, double 
                         int& status) {
   const Selection all;
   const auto processes = open_run(o.dir, all);
+  for (const ProcessTrace& p : processes) {
+    // Its iterations would be renumbered: the original numbers would be lost.
+    if (read_reduced(p.directory)) {
+      throw CLI::ValidationError(
+          "dir", o.dir + " is already reduced (" + (p.directory / kReducedFileName).string() + ")");
+    }
+  }
   const auto axis = choose_time_axis(processes, all);
   const fs::path out_dir(o.out);
   RunReduction total;

@@ -181,9 +181,13 @@ TEST_F(IterationsCommand, EvaluatePrintsTheFourCriteria) {
   EXPECT_THAT(r.out, HasSubstr("\ndegree of matching: "));
   EXPECT_THAT(r.out, HasSubstr("\napproximation distance: "));
   EXPECT_THAT(r.out, HasSubstr("trends retained: slowest iteration yes, first standout yes"));
-  // An existing, non-empty output is refused.
+  // An existing, non-empty output is refused, and so is a reduced input.
   const RunResult again = parlot_read({"reduce", trace_.string(), "-o", out.string()});
   EXPECT_NE(again.exit_status, 0);
+  const RunResult twice =
+      parlot_read({"reduce", out.string(), "-o", (dir_->path() / "twice").string()});
+  EXPECT_NE(twice.exit_status, 0);
+  EXPECT_THAT(twice.err, HasSubstr("is already reduced"));
 }
 
 TEST_F(IterationsCommand, ADamagedReducedFileIsAnErrorNamingItsFileAndOffset) {
