@@ -43,13 +43,38 @@ std::vector<analysis::IterationTime> expand_reduced(const analysis::TimedThread&
 
 }  // namespace
 
+analysis::Segmentation segment_unit(const analysis::TimedThread& t,
+                                    const analysis::NameIndex& names, const std::string& loop,
+                                    std::string& head) {
+  analysis::IterationChoice choice;
+  if (!loop.empty()) {
+    choice.loop = names.find(loop);
+    if (!choice.loop) return {};
+    return analysis::find_iterations(t, names, choice);
+  }
+  if (t.marks.size() >= 2) return analysis::find_iterations(t, names, choice);
+  if (!head.empty()) {
+    choice.loop = names.find(head);
+    if (choice.loop) {
+      auto seg = analysis::find_iterations(t, names, choice);
+      if (seg.segments.size() >= 2) {
+        seg.how = "loop of " + head;
+        return seg;
+      }
+    }
+  }
+  auto seg = analysis::find_iterations(t, names, {});
+  if (head.empty() && seg.how.rfind("loop of ", 0) == 0) head = seg.how.substr(8);
+  return seg;
+}
+
 IterationRun read_iterations(const std::string& dir, const Selection& selection,
                              const std::string& loop) {
   IterationRun run;
   const auto processes = open_run(dir, selection);
   for (const auto& p : processes) run.ranked = run.ranked || !p.metadata.rank.empty();
   run.axis = choose_time_axis(processes, selection);
-  std::string head = loop;  // the function that starts every unit's iterations
+  std::string head;  // the first unit's loop head (segment_unit)
   bool loop_found = loop.empty();
   for (const ProcessTrace& p : processes) {
     TimedThreadCollector collector(run.names, run.ranked);
@@ -66,25 +91,8 @@ IterationRun read_iterations(const std::string& dir, const Selection& selection,
         run.hows.push_back("reduced: " + reduced->metric);
         continue;
       }
-      analysis::IterationChoice choice;
-      if (!head.empty() && (!loop.empty() || t.marks.size() < 2)) {
-        choice.loop = run.names.find(head);
-        if (!choice.loop) {
-          // Not called in this process: no iterations with --loop; else its own loop.
-          if (!loop.empty()) {
-            run.table.times.emplace_back();
-            run.hows.emplace_back();
-            continue;
-          }
-        }
-      }
-      auto seg = analysis::find_iterations(t, run.names, choice);
-      if (choice.loop && seg.segments.size() >= 2) {
-        loop_found = true;
-        if (loop.empty()) seg.how = "loop of " + head;
-      } else if (loop.empty() && head.empty() && seg.how.rfind("loop of ", 0) == 0) {
-        head = seg.how.substr(8);
-      }
+      const auto seg = segment_unit(t, run.names, loop, head);
+      loop_found = loop_found || seg.segments.size() >= 2;
       run.table.times.push_back(analysis::time_segments(t, run.names, seg.segments));
       run.hows.push_back(seg.how);
     }

@@ -37,6 +37,16 @@ struct IterationRun {
 IterationRun read_iterations(const std::string& dir, const Selection& selection,
                              const std::string& loop);
 
+/// The iterations of unit `t` by the run-wide rule: the calls of `loop`
+/// when given; else its marks when it has two or more; else the calls of
+/// `head` (the first unit's loop head) when they make two iterations or
+/// more; else its own outermost repeating loop, whose head becomes `head`
+/// when `head` is empty. Call it for every unit in walk order with the same
+/// `head`, so that iteration k is the same step on every rank.
+analysis::Segmentation segment_unit(const analysis::TimedThread& t,
+                                    const analysis::NameIndex& names, const std::string& loop,
+                                    std::string& head);
+
 /// A duration on `axis` for people: "12.3 ms", "850.0 us", "120 ns" or
 /// "37 events".
 std::string format_duration(double value, const exporter::TimeAxis& axis);

@@ -149,15 +149,11 @@ RunReduction reduce_run(const ReduceOptions& o, analysis::Metric metric, double 
   RunReduction total;
   total.logical = axis.logical();
   analysis::NameIndex names;
+  std::string head;  // as `iterations` segments: the first thread's loop head for all
   for (const ProcessTrace& p : processes) {
     TimedThreadCollector collector(names, false);
     status |= export_trace({p}, all, {}, axis, false, {}, collector);
     const auto threads = collector.take();
-    analysis::IterationChoice choice;
-    if (!o.loop.empty()) {
-      choice.loop = names.find(o.loop);
-      if (!choice.loop) choice.loop = names.key(o.loop);  // not called here: no segments
-    }
     const fs::path target = out_dir / p.directory.filename();
     fs::create_directories(target);
     for (const auto& e : fs::directory_iterator(p.directory)) {
@@ -169,7 +165,7 @@ RunReduction reduce_run(const ReduceOptions& o, analysis::Metric metric, double 
     record.metric = std::string(analysis::metric_name(metric));
     record.threshold = threshold;
     for (const CollectedThread& c : threads) {
-      const auto seg = analysis::find_iterations(c.thread, names, choice);
+      const auto seg = segment_unit(c.thread, names, o.loop, head);
       if (seg.segments.size() < 2) continue;  // copied as it is
       // Its file (the copy is replaced).
       std::optional<ThreadTraceSummary> summary;

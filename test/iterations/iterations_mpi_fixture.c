@@ -3,8 +3,11 @@
  * uninstrumented nanosleep, so the fixture leaves the CPU to the other
  * ranks of an oversubscribed run) followed by an MPI_Allreduce; in
  * iteration 40 rank 1 computes 50 ms longer, so the three other ranks wait for it in
- * MPI_Allreduce. Rank 0 prints "slow iteration 40 rank 1". Build with
- * -finstrument-functions. */
+ * MPI_Allreduce, then a tally. Rank 0 prints "slow iteration 40 rank 1".
+ * With an argument ("rotate"), rank 0 also tallies once before the loop,
+ * so its calls read tally, step, exchange, tally, ... and nested loop
+ * recognition folds its loop from tally, the other ranks' from
+ * step_compute. Build with -finstrument-functions. */
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
@@ -32,15 +35,23 @@ __attribute__((noinline)) double exchange(double value) {
   return sum;
 }
 
+static volatile long tallies;
+
+__attribute__((noinline)) void tally(void) {
+  ++tallies;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   double value = rank;
+  if (argc > 1 && rank == 0) tally();
   for (int step = 0; step < kSteps; ++step) {
     const int slow = step == kSlowStep && rank == kSlowRank;
     step_compute(slow ? 52000000LL : 2000000LL);
     value = exchange(value) / 4;
+    tally();
   }
   if (rank == 0) printf("slow iteration %d rank %d (%g)\n", kSlowStep, kSlowRank, value);
   MPI_Finalize();

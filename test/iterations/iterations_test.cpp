@@ -213,5 +213,29 @@ TEST_F(IterationsCommand, ADamagedReducedFileIsAnErrorNamingItsFileAndOffset) {
   EXPECT_EQ(parlot_read({"iterations", out.string()}).exit_status, 0);
 }
 
+// Rank 0 folds its loop from another call than the others (fixture
+// argument "rotate"): every rank still gets the same iterations, in
+// `iterations` and in `reduce`, whose output keeping every iteration reads
+// back as the original.
+TEST_F(IterationsCommand, EveryRankIsSegmentedAtTheFirstRanksLoopHead) {
+  const fs::path trace = dir_->path() / "rotated";
+  const RunResult rec =
+      run({find_mpirun(), "--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle",
+           "1", "-np", "4", "-x",
+           std::string("LD_PRELOAD=") + PARLOT_RUNTIME_PATH + ":" + PARLOT_MPI_WRAPPERS_PATH, "-x",
+           "PARLOT_DIR=" + trace.string(), PARLOT_ITER_MPI_FIXTURE, "rotate"});
+  ASSERT_EQ(rec.exit_status, 0) << rec.out << rec.err;
+  const RunResult it = parlot_read({"iterations", trace.string()});
+  ASSERT_EQ(it.exit_status, 0) << it.err;
+  EXPECT_THAT(it.out, HasSubstr("# 4 of 4 ranks have iterations (loop of tally);")) << it.out;
+  const RunResult csv = parlot_read({"iterations", trace.string(), "--format", "csv"});
+  const fs::path out = dir_->path() / "rotated-kept";
+  const RunResult red = parlot_read(
+      {"reduce", trace.string(), "-o", out.string(), "--metric", "absdiff", "--threshold", "0"});
+  ASSERT_EQ(red.exit_status, 0) << red.err;
+  const RunResult back = parlot_read({"iterations", out.string(), "--format", "csv"});
+  EXPECT_EQ(back.out, csv.out);
+}
+
 }  // namespace
 }  // namespace parlot::e2e
