@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   parlot::tool::add_stacks_command(app, exit_status);
   parlot::tool::add_diff_command(app, exit_status);
   parlot::tool::add_top_command(app, exit_status);
+  parlot::tool::add_iterations_command(app, exit_status);
+  parlot::tool::add_reduce_command(app, exit_status);
   // `trace` streams its output: a progress bar would cut through it on the
   // same terminal.
   const bool streams_to_terminal =
