@@ -108,11 +108,15 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   t->countdown_period_ =
       clock_events != 0 && clock_events < kFlushCheckEvents ? clock_events : kFlushCheckEvents;
   t->thread_index_ = thread_index;
+  t->clock_period_ = t->clock_left_ = t->countdown_period_;
   if (flight_bytes != 0 && codec == format::Codec::kLzRank) {
     // A restart point is taken at a countdown once 3/4 of the block is
     // used: at most kFlightCheckEvents events later, well before it fills.
+    // The clock is still read every clock_period_ events: the looks in
+    // between cost a compare.
     t->countdown_period_ = std::min(t->countdown_period_, kFlightCheckEvents);
     t->flight_target_ = buffer_bytes / 4 * 3;
+    t->flush_interval_ns_ = 0;  // nothing to write while it runs
     if (!t->ring_.map(flight_bytes)) {
       error = ENOMEM;
       destroy(t);
@@ -217,6 +221,11 @@ void ThreadTrace::on_countdown(std::uint32_t v) {
   events_before_countdown_ += countdown_start_;  // the countdown ran out: countdown() is 0
   countdown_start_ = countdown_period_;
   set_countdown(countdown_period_, true);  // called by put(), for the event being put
+  if (clock_left_ > countdown_period_) {
+    clock_left_ -= countdown_period_;  // flight: a look at the block only
+    return;
+  }
+  clock_left_ = clock_period_;
   const std::uint64_t events = events_before_countdown_;
   const std::uint64_t now = read_clock_at_event(events - 1);  // the event being put
   if (flush_check_left_ > countdown_period_) {

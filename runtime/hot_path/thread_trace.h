@@ -577,6 +577,10 @@ class ThreadTrace {
   // and start time (for the file a dump writes).
   FlightRing ring_;
   std::size_t flight_target_ = 0;
+  // Events between clock reads at countdowns (countdown_period_ but in
+  // flight mode, whose countdown is shorter), and until the next one.
+  std::uint32_t clock_period_ = kFlushCheckEvents;
+  std::uint32_t clock_left_ = kFlushCheckEvents;
   std::uint64_t thread_index_ = 0;
   std::uint64_t start_ns_ = 0;
 
