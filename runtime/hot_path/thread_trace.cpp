@@ -605,7 +605,8 @@ void ThreadTrace::flight_restart(std::uint32_t v) {
   if (kHeader + sizeof(format::AuxRecordHeader) + sizeof(std::uint64_t) + 4 * frames > kSideBytes) {
     return;  // too deep for one record: this block carries the codec state on
   }
-  rank_encoder().flush();  // the block (whole segments) to the ring
+  const ErrnoKeeper keep_errno;  // inside a hook: madvise below
+  rank_encoder().flush();        // the block (whole segments) to the ring
   write_side_records();
   const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
   if (zero_encoder_storage()) {
