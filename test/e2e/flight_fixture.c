@@ -67,7 +67,8 @@ NOINLINE static void call_some(unsigned* s, int depth) {
     }
   }
 }
-static int g_depth;
+/* Per thread: the workers of "threads" each bound their own recursion. */
+static __thread int g_depth;
 NOINLINE static void mid_d(unsigned* s) {
   ++g_depth;
   call_some(s, g_depth);
