@@ -13,6 +13,9 @@ PARLOT_STUB void parlot_resume_all(void) {}
 PARLOT_STUB int parlot_flush(void) {
   return -1;
 }
+PARLOT_STUB int parlot_flight_dump(void) {
+  return -1;
+}
 PARLOT_STUB void parlot_mark(const char* label) {
   (void)label;
 }

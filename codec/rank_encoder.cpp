@@ -73,6 +73,10 @@ Encoder::Encoder(Sink sink, OutputWindow window, ZeroedStorage z, unsigned forma
   begin_segment();
 }
 
+const std::uint8_t* Encoder::output_position() {
+  return coder().rc.out();
+}
+
 void Encoder::flush() {
   flush_segment();
 }

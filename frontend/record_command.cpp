@@ -27,7 +27,30 @@ struct RecordOptions {
   bool libcalls = false;
   bool mpi = false;
   bool quiet = false;
+  std::string flight;  // --flight[=SIZE]: SIZE, "" for the default
+  CLI::Option* flight_option = nullptr;
 };
+
+// KiB of a --flight SIZE: a whole number, KiB unless followed by K, M or G
+// (KiB, MiB, GiB). Exits with status 2 on anything else.
+std::size_t flight_kib(const std::string& size) {
+  std::size_t end = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(size, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  std::string unit = size.substr(end);
+  unsigned long long scale = 1;
+  if (unit == "M" || unit == "m") scale = 1024;
+  if (unit == "G" || unit == "g") scale = 1024 * 1024;
+  if (end == 0 || !(unit.empty() || unit == "K" || unit == "k" || scale != 1)) {
+    fmt::print(stderr, "parlot record: --flight={}: expected a size such as 256K or 1M\n", size);
+    std::exit(2);
+  }
+  return static_cast<std::size_t>(n * scale);
+}
 
 // PARLOT_INCLUDE / PARLOT_EXCLUDE hold patterns separated by ';'.
 std::string join_patterns(const std::vector<std::string>& patterns) {
@@ -58,6 +81,34 @@ void print_summary(const std::filesystem::path& trace_dir, const std::set<std::s
       fmt::print(stderr, "parlot: no summary: {}\n", e.what());
     } catch (const std::exception&) {
     }
+  }
+}
+
+// The flight-<n> directories of a trace directory.
+std::set<std::string> flight_dump_names(const std::filesystem::path& trace_dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(trace_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("flight-") && e.is_directory()) names.insert(name);
+  }
+  return names;
+}
+
+// The flight recorder's summary: the dumps the run made, on stderr.
+void print_flight_summary(const std::filesystem::path& trace_dir,
+                          const std::set<std::string>& before) {
+  std::string made;
+  std::size_t n = 0;
+  for (const auto& name : flight_dump_names(trace_dir)) {
+    if (before.count(name) != 0) continue;
+    made += " " + name;
+    ++n;
+  }
+  try {
+    fmt::print(stderr, "parlot: flight recorder: {} dump{} in {}{}\n", n, n == 1 ? "" : "s",
+               trace_dir.string(), made.empty() ? std::string() : ":" + made);
+  } catch (const std::exception&) {
   }
 }
 
@@ -101,10 +152,20 @@ void print_summary(const std::filesystem::path& trace_dir, const std::set<std::s
   if (o.libcalls) env.push_back("PARLOT_LIBCALLS=1");
   if (!o.exclude.empty()) env.push_back("PARLOT_EXCLUDE=" + join_patterns(o.exclude));
   if (o.max_depth != 0) env.push_back(fmt::format("PARLOT_MAX_DEPTH={}", o.max_depth));
+  const bool flight = o.flight_option != nullptr && o.flight_option->count() != 0;
+  if (flight) {
+    env.push_back("PARLOT_MODE=flight");
+    if (!o.flight.empty()) env.push_back(fmt::format("PARLOT_FLIGHT_KB={}", flight_kib(o.flight)));
+  }
 
   const auto before = process_dir_names(trace_dir);
+  const auto dumps_before = flight_dump_names(trace_dir);
   const ChildEnd end = run_child(command, env);
-  if (!o.quiet) print_summary(trace_dir, before, end);
+  if (!o.quiet && flight) {
+    print_flight_summary(trace_dir, dumps_before);
+  } else if (!o.quiet) {
+    print_summary(trace_dir, before, end);
+  }
   end_like(end);
 }
 
@@ -130,6 +191,13 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->add_flag("--mpi", o->mpi,
                 "Preload the MPI wrappers even if PROGRAM links no MPI library (it starts MPI "
                 "programs, or loads MPI with dlopen)");
+  o->flight_option =
+      cmd->add_option("--flight", o->flight,
+                      "Flight recorder: keep each thread's latest events in memory (SIZE per "
+                      "thread, default 1M) and write them on a crash, exit, the flight signal "
+                      "or parlot_flight_dump() (PARLOT_MODE=flight, PARLOT_FLIGHT_KB)")
+          ->expected(0, 1)
+          ->type_name("SIZE");
   cmd->add_flag("-q,--quiet", o->quiet, "Print no summary");
   cmd->callback([o, command] { run_record(*o, command); });
 }

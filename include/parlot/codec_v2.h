@@ -132,6 +132,11 @@ class Encoder {
   std::uint32_t events_to_limit() const { return stop_pos_ - lz_.position(); }
 
   OutputWindow& window() { return out_; }
+  /// Where the open segment's coder writes next, in the window (window().cur
+  /// moves only when a segment ends): the bytes coded so far end there,
+  /// give or take the coder's few pending bytes. Out of line; for a caller
+  /// that decides when to end a block (the runtime's flight recorder).
+  const std::uint8_t* output_position();
   /// Events encoded but still held in the pending match (not yet in output).
   std::uint32_t pending_match() const { return match_len(); }
   /// Events coded in the open segment (not decodable before flush()).

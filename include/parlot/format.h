@@ -64,6 +64,19 @@ static_assert(sizeof(TraceFileHeader) == 64);
 /// was reserved, zero) and skip the record as an unknown kind.
 inline constexpr std::uint64_t kTraceFlagAuxChecksums = 1;
 
+/// TraceFileHeader::flags bit: the file is a flight-recorder window
+/// (PARLOT_MODE=flight; docs/FORMAT.md "Flight windows"), written with
+/// version kFlightVersion. Its side records include restart points
+/// (AuxKind::kRestart): the data block after each starts a fresh decoder,
+/// and the first one names the frames open when the window starts.
+inline constexpr std::uint64_t kTraceFlagFlightWindow = 2;
+
+/// The version of a flight-window thread file (kTraceFlagFlightWindow):
+/// version 5's format plus restart points. An older reader refuses the
+/// file instead of decoding its blocks with the wrong model; the event
+/// stream's bytes follow version 5 (codec 2's model of kVersion).
+inline constexpr std::uint16_t kFlightVersion = 6;
+
 /// Magic of a data block: "PBLK".
 inline constexpr std::uint32_t kBlockMagic = 0x4b4c4250u;
 /// Magic of the final data block: "PFIN". Its payload starts with the
@@ -119,6 +132,13 @@ enum class AuxKind : std::uint8_t {
   /// record's header; `event_index`, `reserved0` and `reserved1` are 0 and
   /// `data_bytes` is 4. See docs/FORMAT.md "Kind 5, block checksum".
   kBlockChecksum = 5,
+  /// A restart point of a flight window (only in files with
+  /// kTraceFlagFlightWindow): the next data block starts a fresh decoder
+  /// (codec state reset). `event_index` = the index of that block's first
+  /// event; data = u64 events the thread recorded before it, then one u32
+  /// function ID per frame open before that event, outermost first. See
+  /// docs/FORMAT.md "Flight windows".
+  kRestart = 6,
 };
 
 /// Bytes of a block-checksum record (header and data).

@@ -36,6 +36,15 @@ void parlot_resume_all(void);
  *  (-1 in the stub: not traced). */
 int parlot_flush(void);
 
+/** Flight recorder (PARLOT_MODE=flight): writes the window of every
+ *  thread (its most recent events, kept in memory) as a new trace
+ *  directory, $PARLOT_DIR/flight-<n>/, and returns; the program and the
+ *  recording go on. Returns 0, or an errno: ENOENT when not recording in
+ *  flight mode, EBUSY when a dump is in progress, ETIMEDOUT when the other
+ *  threads could not all be held in time (with PARLOT_FLUSH_MS=0 only the
+ *  calling thread's window is written); -1 in the stub. */
+int parlot_flight_dump(void);
+
 /** Marks a point of the calling thread's trace with `label` (a C string,
  *  copied; at most 1024 bytes are kept). The mark sits before the thread's
  *  next event and every reader view shows it there. Not recorded while the

@@ -186,6 +186,21 @@ struct ThreadTraceSummary {
   /// header or a whole block), as a stream cut short by a killed process or
   /// still being written does; false when it ends inside a block.
   bool ends_at_block_boundary = false;
+  /// A flight-recorder window (docs/FORMAT.md "Flight windows"): the
+  /// thread's history before the window was dropped.
+  struct FlightWindow {
+    /// Events the thread recorded before the window (not in the file).
+    std::uint64_t dropped_events = 0;
+    /// Function IDs of the frames open when the window starts, outermost
+    /// first: the stream's first events are their entries (synthesized by
+    /// the reader, counted in the event count and the trailer).
+    std::vector<std::uint32_t> open_frames;
+  };
+  /// Set for a flight-window file (header flag kTraceFlagFlightWindow).
+  std::optional<FlightWindow> flight_window;
+  /// Data blocks (0-based, in file order) that follow a restart point and
+  /// so start a fresh decoder (flight windows only).
+  std::vector<std::uint64_t> restart_blocks;
 };
 
 /// Streams the events of one thread trace file, a batch at a time, in
@@ -237,9 +252,13 @@ class ThreadEventReader {
   std::vector<std::uint32_t> batch_;
   std::unique_ptr<codec::Decoder> decoder_;
   bool done_ = false;
-  std::uint64_t scan_offset_ = 0;    ///< file offset of the next block header to scan
-  std::uint64_t scan_sequence_ = 0;  ///< its expected sequence number
-  std::uint64_t header_flags_ = 0;   ///< the file header's flags
+  std::uint64_t scan_offset_ = 0;             ///< file offset of the next block header to scan
+  std::uint64_t scan_sequence_ = 0;           ///< its expected sequence number
+  std::uint64_t header_flags_ = 0;            ///< the file header's flags
+  std::uint64_t restarts_seen_ = 0;           ///< restart records scanned (flight windows)
+  std::size_t next_restart_ = 0;              ///< next entry of summary_.restart_blocks to reach
+  bool window_emitted_ = false;               ///< the window's open frames were returned
+  std::vector<std::uint32_t> window_frames_;  ///< their batch
 };
 
 /// One process directory: its metadata, load map, function table and thread

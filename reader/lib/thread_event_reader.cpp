@@ -96,10 +96,11 @@ void check_block_checksum(const std::filesystem::path& path, std::uint64_t offse
 /// kinds are skipped. With `checksummed` (the file header's
 /// kTraceFlagAuxChecksums) the block must end with a valid block-checksum
 /// record, checked before any record is read; without it, a checksum record
-/// found is checked all the same.
+/// found is checked all the same. `restarts` counts the restart records of
+/// a flight window (the first one fills summary.flight_window).
 void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
                         const std::vector<std::uint8_t>& payload, ThreadTraceSummary& summary,
-                        bool checksummed) {
+                        bool checksummed, std::uint64_t* restarts = nullptr) {
   if (checksummed) {
     if (payload.size() < format::kBlockChecksumRecordBytes) {
       throw FormatError(path, offset, "side-record block too short for its checksum");
@@ -157,6 +158,24 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
         s.ns += dt;
         add();
       }
+    } else if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kRestart) &&
+               summary.flight_window) {
+      // A restart point of a flight window: the first one says what the
+      // window starts with; the next data block starts a fresh decoder.
+      if (h.data_bytes < sizeof(std::uint64_t) || (h.data_bytes - sizeof(std::uint64_t)) % 4 != 0) {
+        throw FormatError(path, offset + at, "restart record of a bad size");
+      }
+      if (restarts != nullptr && (*restarts)++ == 0) {
+        const std::uint8_t* p = payload.data() + data;
+        std::memcpy(&summary.flight_window->dropped_events, p, sizeof(std::uint64_t));
+        const std::size_t n = (h.data_bytes - sizeof(std::uint64_t)) / 4;
+        summary.flight_window->open_frames.resize(n);
+        if (n != 0) std::memcpy(summary.flight_window->open_frames.data(), p + 8, 4 * n);
+        if (h.event_index != n) {
+          throw FormatError(path, offset + at + 8,
+                            "the window's first restart point is not after its open frames");
+        }
+      }
     } else if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMark)) {
       const auto* label = reinterpret_cast<const char*>(payload.data() + data);
       summary.marks.push_back({h.event_index, std::string(label, h.data_bytes)});
@@ -187,13 +206,22 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   if (std::memcmp(h.magic, format::kTraceMagic, sizeof h.magic) != 0) {
     throw FormatError(path, 0, "bad magic (not a Parlot thread trace)");
   }
-  if (h.version < format::kOldestVersion || h.version > format::kVersion) {
+  if (h.version < format::kOldestVersion ||
+      (h.version > format::kVersion && h.version != format::kFlightVersion)) {
     throw FormatError(path, 8,
                       "unsupported version " + std::to_string(h.version) +
                           " (this reader reads versions " + std::to_string(format::kOldestVersion) +
                           " to " + std::to_string(format::kVersion) + ")");
   }
   summary_.version = h.version;
+  if (h.version == format::kFlightVersion) {
+    // A flight window: version 5's stream, restart points in its side records.
+    if ((h.flags & format::kTraceFlagFlightWindow) == 0) {
+      throw FormatError(path, 8, "version 6 without the flight-window flag");
+    }
+    summary_.version = format::kVersion;
+    summary_.flight_window.emplace();
+  }
   if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzRank)) {
     throw FormatError(path, 10, "unknown codec " + std::to_string(h.codec));
   }
@@ -223,6 +251,7 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
   summary_.ends_at_block_boundary = false;
   in_.clear();
   std::uint64_t& off = scan_offset_;
+  std::uint64_t restarts_at_block = restarts_seen_;
   for (std::uint64_t& seq = scan_sequence_;; ++seq) {
     if (off == size) {
       summary_.damage = "file ends without a trailer (the trace was cut short)";
@@ -261,7 +290,7 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
       std::vector<std::uint8_t> payload(b.payload_bytes);
       in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
       parse_side_records(path, off + sizeof b, payload, summary_,
-                         (header_flags_ & format::kTraceFlagAuxChecksums) != 0);
+                         (header_flags_ & format::kTraceFlagAuxChecksums) != 0, &restarts_seen_);
       ++summary_.side_blocks;
       off += sizeof b + b.payload_bytes;
       continue;
@@ -315,6 +344,10 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
       in_.read(reinterpret_cast<char*>(&events), sizeof events);
       summary_.final_events = events;
     }
+    if (summary_.flight_window && restarts_seen_ != restarts_at_block) {
+      summary_.restart_blocks.push_back(summary_.blocks);  // after a restart point
+    }
+    restarts_at_block = restarts_seen_;
     ++summary_.blocks;
     summary_.payload_bytes += b.payload_bytes;
     off += sizeof b + b.payload_bytes;
@@ -379,6 +412,13 @@ bool ThreadEventReader::load_next_block() {
   }
   block_payload_offset_ = next_block_offset_ + sizeof b;
   next_block_offset_ = block_payload_offset_ + b.payload_bytes;
+  if (next_restart_ < summary_.restart_blocks.size() &&
+      summary_.restart_blocks[next_restart_] == blocks_read_) {
+    // A restart point (flight window): the block's codec starts afresh.
+    ++next_restart_;
+    decoder_->reset();
+    decoder_->set_format_version(summary_.version);
+  }
   ++blocks_read_;
   // The final block's event count was read at open.
   const std::size_t skip = final ? sizeof(std::uint64_t) : 0;
@@ -397,6 +437,19 @@ std::span<const std::uint32_t> ThreadEventReader::next_batch() {
     decoder_->set_format_version(summary_.version);
     // A short thread (many processes of few events) gets a short batch.
     batch_.resize(static_cast<std::size_t>(std::clamp<std::uint64_t>(limit, 1, kBatch)));
+  }
+  if (summary_.flight_window && !window_emitted_) {
+    // A flight window starts with the entries of the frames open at its start.
+    window_emitted_ = true;
+    const auto& frames = summary_.flight_window->open_frames;
+    if (frames.size() > limit) {
+      throw FormatError(summary_.path, 0, "the window's open frames exceed its event count");
+    }
+    if (!frames.empty()) {
+      events_read_ += frames.size();
+      window_frames_ = frames;
+      return {window_frames_.data(), window_frames_.size()};
+    }
   }
   for (;;) {
     const std::uint64_t left = limit - events_read_;

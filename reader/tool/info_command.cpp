@@ -81,6 +81,10 @@ int run_info(const InfoOptions& o) {
           notes += fmt::format("{} frames open at the end; ", s.trailer->closed_at_end);
         if (s.trailer->dropped_events)
           notes += fmt::format("{} events dropped; ", s.trailer->dropped_events);
+        if (s.flight_window) {
+          notes += fmt::format("flight window: the history before it was dropped ({} events); ",
+                               s.flight_window->dropped_events);
+        }
       } else {
         try {
           for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {

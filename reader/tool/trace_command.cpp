@@ -56,6 +56,12 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   const auto& s = reader.summary();
   fmt::format_to(std::back_inserter(out.buf()), "# thread {} (pid {}, thread #{})\n", s.tid, s.pid,
                  s.thread_index);
+  if (s.flight_window) {
+    fmt::format_to(std::back_inserter(out.buf()),
+                   "# flight window: history before the window dropped ({} events); it starts "
+                   "inside {} open frames\n",
+                   s.flight_window->dropped_events, s.flight_window->open_frames.size());
+  }
   bool has_pending = false;  // an entry not yet known to be a leaf
   CallEvent pending{};
   const MpiCallArguments* pending_mpi = nullptr;  // the pending entry's MPI arguments

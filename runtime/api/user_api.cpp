@@ -11,6 +11,7 @@
 #include "hot_path/trace_writes.h"
 #include "ignore_hooks.h"
 #include "parlot/parlot.h"
+#include "process/flight_dump.h"
 
 using parlot::runtime::g_hooks_off;
 using parlot::runtime::kPauseAllUnit;
@@ -76,6 +77,13 @@ PARLOT_API int parlot_flush(void) {
   int err = t->flush_now();
   if (err == 0) flush_process_metadata();
   return err;
+}
+
+PARLOT_API int parlot_flight_dump(void) {
+  using namespace parlot::runtime;
+  if (!is_traced_process()) return ENOENT;
+  // Outside the hooks (busy clear): the flusher holds this thread as any.
+  return flight_dump_now(2000ull * 1000 * 1000);
 }
 
 // A mark is a side record (format::AuxKind::kMark) placed before the

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "errno_keeper.h"
+#include "hot_path/current_trace.h"
 #include "hot_path/trace_owner.h"
 #include "hot_path/trace_writes.h"
 #include "io/raw_io.h"
@@ -61,13 +62,15 @@ void* map_anonymous(std::size_t bytes) {
 }
 
 constexpr std::size_t kHeader = sizeof(format::BlockHeader);
+// Flight recorder: events between two looks at how full the block is.
+constexpr std::uint32_t kFlightCheckEvents = 256;
 
 }  // namespace
 
 ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, format::Codec codec,
                                  std::size_t buffer_bytes, std::size_t max_depth,
                                  std::uint64_t flush_interval_ns, bool discard,
-                                 std::uint32_t clock_events, int& error) {
+                                 std::uint32_t clock_events, std::size_t flight_bytes, int& error) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t object = (sizeof(ThreadTrace) + 63) & ~std::size_t{63};
   const std::size_t block = kHeader + buffer_bytes;
@@ -104,7 +107,34 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   t->clock_events_ = clock_events;
   t->countdown_period_ =
       clock_events != 0 && clock_events < kFlushCheckEvents ? clock_events : kFlushCheckEvents;
+  t->thread_index_ = thread_index;
+  t->clock_period_ = t->clock_left_ = t->countdown_period_;
+  if (flight_bytes != 0 && codec == format::Codec::kLzRank) {
+    // A restart point is taken at a countdown once 3/4 of the block is
+    // used: at most kFlightCheckEvents events later, well before it fills.
+    // The clock is still read every clock_period_ events: the looks in
+    // between cost a compare.
+    t->countdown_period_ = std::min(t->countdown_period_, kFlightCheckEvents);
+    t->flight_target_ = buffer_bytes / 4 * 3;
+    t->flush_interval_ns_ = 0;  // nothing to write while it runs
+    if (!t->ring_.map(flight_bytes)) {
+      error = ENOMEM;
+      destroy(t);
+      return nullptr;
+    }
+    t->finished_ = false;  // no file to open: the ring takes the blocks
+  }
   t->reset_stream(true);  // in the fresh mapping: zero bytes
+  if (t->flight()) {
+    // No file: a dump writes the window (write_flight_window).
+    t->tid_ = static_cast<std::uint64_t>(syscall(SYS_gettid));
+    t->thread = pthread_self();
+    t->pid_ = static_cast<std::uint64_t>(getpid());
+    t->start_ns_ = realtime_ns();
+    t->finished_ = false;
+    error = 0;
+    return t;
+  }
   error = t->open_file(dir, thread_index);
   if (error != 0) {
     destroy(t);
@@ -118,6 +148,7 @@ void ThreadTrace::destroy(ThreadTrace* t) {
   const std::size_t frames_bytes = t->frames_bytes_;
   void* frames = t->frames_;
   const std::size_t map_bytes = t->map_bytes_;
+  t->ring_.unmap();
   t->~ThreadTrace();
   munmap(frames, frames_bytes);
   munmap(t, map_bytes);
@@ -179,12 +210,22 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
   last_read_next_ = 1;
   last_read_ns_ = last_flush_ns_;
   if (clock_events_ != 0) clock_filter_.start(0, last_flush_ns_, clock_sink());
+  if (flight()) push_restart(0, 0);  // the stream's start: nothing open
 }
 
-void ThreadTrace::on_countdown() {
+void ThreadTrace::on_countdown(std::uint32_t v) {
+  if (flight() && static_cast<std::size_t>(rank_encoder().output_position() - (block_ + kHeader)) >=
+                      flight_target_) [[unlikely]] {
+    flight_restart(v);
+  }
   events_before_countdown_ += countdown_start_;  // the countdown ran out: countdown() is 0
   countdown_start_ = countdown_period_;
   set_countdown(countdown_period_, true);  // called by put(), for the event being put
+  if (clock_left_ > countdown_period_) {
+    clock_left_ -= countdown_period_;  // flight: a look at the block only
+    return;
+  }
+  clock_left_ = clock_period_;
   const std::uint64_t events = events_before_countdown_;
   const std::uint64_t now = read_clock_at_event(events - 1);  // the event being put
   if (flush_check_left_ > countdown_period_) {
@@ -372,7 +413,7 @@ void ThreadTrace::write_side_records() {
   write_side_block();
 }
 
-void ThreadTrace::write_side_block() {
+void ThreadTrace::write_side_block(RingBlock what) {
   const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
@@ -390,6 +431,10 @@ void ThreadTrace::write_side_block() {
   format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(block_payload),
                         sequence_++};
   std::memcpy(side_, &h, sizeof h);
+  if (flight()) {
+    ring_.push(h, what, side_ + sizeof h, block_payload);
+    return;
+  }
   const ErrnoKeeper keep_errno;  // inside hooks: clock samples, MPI calls
   if (append(side_, sizeof h + block_payload) != 0) report_thread_failure(*this);
 }
@@ -449,6 +494,14 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
   }
   if (n == 0 || finished_ || write_error_ != 0) return;
   if (discard_) return;  // PARLOT_DISCARD: benchmarks without file I/O
+  if (flight()) {
+    // The flight recorder's steady state: the block goes to the ring, no
+    // system call (the oldest blocks make room).
+    ring_.push(format::BlockHeader{format::kBlockMagic, static_cast<std::uint32_t>(n), 0},
+               RingBlock::kData, payload, n);
+    write_side_records();
+    return;
+  }
   format::BlockHeader h{format::kBlockMagic, static_cast<std::uint32_t>(n), sequence_++};
   std::memcpy(block_, &h, sizeof h);
   payload_bytes_ += n;
@@ -465,6 +518,26 @@ void ThreadTrace::drain(codec::OutputWindow& w) {
 }
 
 int ThreadTrace::finish() {
+  if (flight()) {
+    if (!finished_) {
+      // The window closes: exits for the open frames, everything the
+      // encoder holds, the last clock sample and the side records, all to
+      // the ring; the thread writes no more.
+      Emitter e{this};
+      closed_at_end_ = stack_.close_all(e);
+      rank_encoder().flush();
+      const std::uint64_t events = this->events();
+      if (clock_events_ != 0) {
+        const std::uint64_t now = monotonic_ns();
+        clock_between_events(events, now);
+        clock_filter_.keep(events, now, clock_sink());
+      }
+      write_side_records();
+      finished_ = true;
+    }
+    const char* dir = flight_dump_dir();
+    return dir != nullptr ? write_flight_file(dir) : 0;
+  }
   if (finished_) return 0;
   Emitter e{this};
   closed_at_end_ = stack_.close_all(e);
@@ -521,10 +594,250 @@ int ThreadTrace::finish() {
   return err;
 }
 
+void ThreadTrace::flight_restart(std::uint32_t v) {
+  // Inside put(): events() counts the event being put, the new block's
+  // first. Its frames open before it: an entry's own frame is on top of
+  // the shadow stack already; an exit's frame was just popped and is
+  // still in the stack's storage, just above the top.
+  const std::uint64_t index = events() - 1;
+  const std::size_t depth = stack_.depth();
+  const std::size_t frames = v != 0 ? (depth == 0 ? 0 : depth - 1) : depth + 1;
+  if (kHeader + sizeof(format::AuxRecordHeader) + sizeof(std::uint64_t) + 4 * frames > kSideBytes) {
+    return;  // too deep for one record: this block carries the codec state on
+  }
+  const ErrnoKeeper keep_errno;  // inside a hook: madvise below
+  rank_encoder().flush();        // the block (whole segments) to the ring
+  write_side_records();
+  const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
+  if (zero_encoder_storage()) {
+    new (encoder_) RankEncoder(*this, w, codec::ZeroedStorage{});
+  } else {
+    new (encoder_) RankEncoder(*this, w);
+  }
+  push_restart(index, frames);
+}
+
+void ThreadTrace::push_restart(std::uint64_t index, std::size_t frames) {
+  // The side buffer holds no record here (it was just written), so the
+  // restart record is a block of its own.
+  write_side_records();
+  format::AuxRecordHeader h{};
+  h.kind = static_cast<std::uint8_t>(format::AuxKind::kRestart);
+  h.data_bytes = static_cast<std::uint16_t>(sizeof(std::uint64_t) + 4 * frames);
+  h.event_index = index;
+  std::uint8_t* p = side_ + side_used_;
+  std::memcpy(p, &h, sizeof h);
+  p += sizeof h;
+  std::memcpy(p, &index, sizeof index);  // events recorded before it
+  p += sizeof index;
+  for (std::size_t i = 0; i < frames; ++i) {
+    const std::uint32_t id = g_function_ids.lookup(stack_.frame(i).function);
+    std::memcpy(p, &id, sizeof id);
+    p += sizeof id;
+  }
+  side_used_ = static_cast<std::size_t>(p - side_);
+  write_side_block(RingBlock::kRestart);
+}
+
+namespace {
+
+// Reads a LEB128 varint at `p` (before `end`); false when cut short.
+bool get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
+    const std::uint8_t b = *p++;
+    v |= std::uint64_t{b & 0x7fu} << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// Copies the side records of a PAUX payload `in` (`n` bytes, ended by its
+// checksum record) to `out` for a window whose first restart point was
+// event `first` and that starts with `synthesized` entries: event index i
+// becomes max(i, first) - first + synthesized (a clock sample about an
+// event before the window is placed at its first event, so indices still
+// never go back), and a checksum record computed anew ends them. Returns
+// the bytes written (never more than `n`).
+std::size_t rebase_side_records(const std::uint8_t* in, std::size_t n, std::uint8_t* out,
+                                std::uint64_t first, std::uint64_t synthesized) {
+  const auto rebase = [&](std::uint64_t i) {
+    return (i < first ? first : i) - first + synthesized;
+  };
+  std::size_t at = 0;
+  std::size_t o = 0;
+  while (at + sizeof(format::AuxRecordHeader) <= n) {
+    format::AuxRecordHeader h;
+    std::memcpy(&h, in + at, sizeof h);
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum) ||
+        at + sizeof h + h.data_bytes > n) {
+      break;
+    }
+    const std::uint8_t* data = in + at + sizeof h;
+    at += sizeof h + h.data_bytes;
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples) &&
+        h.event_index < first && h.data_bytes >= sizeof(std::uint64_t)) {
+      // Re-encoded with every index rebased: the deltas only shrink.
+      std::uint8_t* const rec = out + o;
+      std::uint8_t* q = rec + sizeof h + sizeof(std::uint64_t);
+      std::memcpy(rec + sizeof h, data, sizeof(std::uint64_t));
+      const std::uint8_t* p = data + sizeof(std::uint64_t);
+      const std::uint8_t* const end = data + h.data_bytes;
+      std::uint64_t index = h.event_index;
+      std::uint64_t last = rebase(index);
+      std::uint64_t di = 0;
+      std::uint64_t dt = 0;
+      while (p < end && get_varint(p, end, di) && get_varint(p, end, dt)) {
+        index += di;
+        const std::uint64_t now = rebase(index);
+        q = put_varint(q, now - last);
+        q = put_varint(q, dt);
+        last = now;
+      }
+      h.event_index = rebase(h.event_index);
+      h.data_bytes = static_cast<std::uint16_t>(q - rec - sizeof h);
+      std::memcpy(rec, &h, sizeof h);
+      o = static_cast<std::size_t>(q - out);
+      continue;
+    }
+    h.event_index = rebase(h.event_index);
+    std::memcpy(out + o, &h, sizeof h);
+    std::memcpy(out + o + sizeof h, data, h.data_bytes);
+    o += sizeof h + h.data_bytes;
+  }
+  format::AuxRecordHeader c{};
+  c.kind = static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum);
+  c.data_bytes = sizeof(std::uint32_t);
+  const std::uint32_t crc = crc32c::of(out, o);
+  std::memcpy(out + o, &c, sizeof c);
+  std::memcpy(out + o + sizeof c, &crc, sizeof crc);
+  return o + format::kBlockChecksumRecordBytes;
+}
+
+}  // namespace
+
+int ThreadTrace::write_flight_window(const char* dir) {
+  if (!flight()) return 0;
+  if (!finished_) {
+    // Held out of its hooks: what the encoder holds goes to the ring (its
+    // codec state carries on), with the clock samples read so far.
+    rank_encoder().flush();
+    commit_clock_samples();
+    write_side_records();
+  }
+  return write_flight_file(dir);
+}
+
+int ThreadTrace::write_flight_file(const char* dir) {
+  // The window starts at the oldest restart point left in the ring.
+  FlightRing::Position first = 0;
+  while (first < ring_.used() &&
+         ring_.header_at(first).sequence != static_cast<std::uint64_t>(RingBlock::kRestart)) {
+    first = ring_.next(first);
+  }
+  const std::uint64_t events = this->events();
+  std::uint64_t before = events;  // events recorded before the window
+  std::uint64_t synthesized = 0;  // frames open at its start
+  if (first < ring_.used()) {
+    format::AuxRecordHeader r{};
+    ring_.copy_payload(first, 0, &r, sizeof r);
+    before = r.event_index;
+    synthesized = (r.data_bytes - sizeof(std::uint64_t)) / 4;
+  }
+  const std::uint64_t total = synthesized + (events - before);
+  char name[96];
+  TextBuilder nb(name, sizeof name);
+  nb.str("thread-").u64(thread_index_).ch('-').u64(tid_).str(".trace");
+  char path[1280];
+  if (!join_path(path, sizeof path, dir, nb.c_str())) return ENAMETOOLONG;
+  const int fd = open_trace_file(path, O_WRONLY | O_CREAT | O_EXCL);
+  if (fd < 0) return -fd;
+  format::TraceFileHeader fh{};
+  std::memcpy(fh.magic, format::kTraceMagic, sizeof fh.magic);
+  fh.version = format::kFlightVersion;
+  fh.codec = static_cast<std::uint16_t>(codec_);
+  fh.header_bytes = sizeof fh;
+  fh.tid = tid_;
+  fh.pid = pid_;
+  fh.start_ns = start_ns_;
+  fh.thread_index = thread_index_;
+  fh.flags = format::kTraceFlagAuxChecksums | format::kTraceFlagFlightWindow;
+  int err = write_all(fd, &fh, sizeof fh);
+  std::uint64_t sequence = 0;
+  std::uint64_t payload_bytes = 0;
+  alignas(8) std::uint8_t side[kSideBytes + format::kBlockChecksumRecordBytes];
+  alignas(8) std::uint8_t rebased[kSideBytes + format::kBlockChecksumRecordBytes];
+  for (FlightRing::Position p = first; err == 0 && p < ring_.used(); p = ring_.next(p)) {
+    format::BlockHeader h = ring_.header_at(p);
+    const bool data = h.sequence == static_cast<std::uint64_t>(RingBlock::kData);
+    h.sequence = sequence++;
+    if (data) {
+      const std::uint8_t* a;
+      const std::uint8_t* b;
+      std::size_t an;
+      std::size_t bn;
+      ring_.payload_pieces(p, &a, &an, &b, &bn);
+      payload_bytes += h.payload_bytes;
+      err = write_all(fd, &h, sizeof h);
+      if (err == 0) err = write_all(fd, a, an);
+      if (err == 0 && bn != 0) err = write_all(fd, b, bn);
+      continue;
+    }
+    if (h.payload_bytes > sizeof side) {  // not one of ours: never happens
+      --sequence;
+      continue;
+    }
+    ring_.copy_payload(p, 0, side, h.payload_bytes);
+    h.payload_bytes = static_cast<std::uint32_t>(
+        rebase_side_records(side, h.payload_bytes, rebased, before, synthesized));
+    err = write_all(fd, &h, sizeof h);
+    if (err == 0) err = write_all(fd, rebased, h.payload_bytes);
+  }
+  // The final block holds only the count; the trailer follows.
+  struct {
+    format::BlockHeader fin;
+    std::uint64_t count;
+    format::BlockHeader end;
+    format::TrailerPayload tp;
+  } __attribute__((packed)) tail{};
+  tail.fin = {format::kFinalBlockMagic, sizeof(std::uint64_t), sequence++};
+  tail.count = total;
+  payload_bytes += sizeof(std::uint64_t);
+  tail.end = {format::kTrailerMagic, sizeof(format::TrailerPayload), sequence++};
+  const auto& c = stack_.counters();
+  tail.tp.events = total;
+  tail.tp.raw_bytes = 2 * total;
+  tail.tp.payload_bytes = payload_bytes;
+  tail.tp.end_ns = realtime_ns();
+  tail.tp.dropped_events = dropped_events + c.overflowed;
+  tail.tp.corrected_exits = c.corrected_exits;
+  tail.tp.unmatched_exits = c.unmatched_exits;
+  tail.tp.closed_at_end = finished_ ? closed_at_end_ : 0;
+  tail.tp.max_depth = stack_.max_depth();
+  if (err == 0) err = write_all(fd, &tail, sizeof tail);
+  close(fd);
+  return err;
+}
+
 int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, FunctionIds& ids) {
   finished_ = true;
+  if (flight()) {
+    // The parent's window is the parent's: the child's starts empty.
+    ring_.clear();
+    finished_ = false;
+  }
   reset_stream(zero_encoder_storage());
-  const int err = open_file(dir, thread_index);
+  int err = 0;
+  if (flight()) {
+    tid_ = static_cast<std::uint64_t>(syscall(SYS_gettid));
+    thread = pthread_self();
+    pid_ = static_cast<std::uint64_t>(getpid());
+    start_ns_ = realtime_ns();
+    thread_index_ = thread_index;
+    finished_ = false;
+  } else {
+    err = open_file(dir, thread_index);
+  }
   if (err != 0) return err;
   // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted
   // their entry, and only they will emit an exit.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <new>
 
+#include "hot_path/flight_ring.h"
 #include "hot_path/function_ids.h"
 #include "hot_path/shadow_stack.h"
 #include "io/trace_file.h"
@@ -33,11 +34,16 @@ class ThreadTrace {
   /// Returns nullptr (and sets `error` to an errno) when memory or the file
   /// cannot be had. `discard`: write no data blocks (PARLOT_DISCARD, for
   /// benchmarks). `clock_events`: a clock sample every this many events
-  /// (0 = none; PARLOT_CLOCK_EVENTS). Cold path: mmap, open, write.
+  /// (0 = none; PARLOT_CLOCK_EVENTS). `flight_bytes`: nonzero for the
+  /// flight recorder (PARLOT_MODE=flight, codec 2 only): the thread keeps
+  /// its blocks in a ring of exactly this many bytes instead of a file (no
+  /// file is created; write_flight_window() writes one on a dump), and
+  /// starts a fresh codec state at a restart point each time about 3/4 of
+  /// `buffer_bytes` is encoded. Cold path: mmap, open, write.
   static ThreadTrace* create(const char* dir, std::uint64_t thread_index, format::Codec codec,
                              std::size_t buffer_bytes, std::size_t max_depth,
                              std::uint64_t flush_interval_ns, bool discard,
-                             std::uint32_t clock_events, int& error);
+                             std::uint32_t clock_events, std::size_t flight_bytes, int& error);
 
   /// Unmaps a trace created by create(). Does not write anything.
   static void destroy(ThreadTrace* t);
@@ -193,7 +199,8 @@ class ThreadTrace {
   /// write is at least one flush interval older than `now_ns`
   /// (CLOCK_MONOTONIC). Only while the thread is held out of its hooks.
   bool idle_flush_due(std::uint64_t now_ns) {
-    if (flush_interval_ns_ == 0 || now_ns - last_flush_ns_ < flush_interval_ns_) return false;
+    if (flight() || flush_interval_ns_ == 0 || now_ns - last_flush_ns_ < flush_interval_ns_)
+      return false;
     return holds_unwritten_data();
   }
 
@@ -236,8 +243,22 @@ class ThreadTrace {
 
   /// Closes open frames, flushes the encoder, writes the last block and the
   /// trailer. Returns 0 or the errno of a failed write (the file then ends
-  /// at its last complete block).
+  /// at its last complete block). Flight recorder: the last blocks go to
+  /// the ring, and the window is written as a file in flight_dump_dir()
+  /// when a dump is in progress (trace_writes.h; else nothing is written).
   int finish();
+
+  /// True in flight-recorder mode (create()'s `flight_bytes`).
+  bool flight() const { return ring_.mapped(); }
+
+  /// Flight recorder: writes the thread's window (the ring from its oldest
+  /// restart point on, after flushing what the encoder holds when the
+  /// thread is still running) as a thread file in directory `dir`
+  /// (docs/FORMAT.md "Flight windows"). The thread must be held out of its
+  /// hooks (its own thread outside them, the idle flusher's claim, or the
+  /// process's end). Async-signal-safe (open, write, close). Returns 0 or
+  /// an errno; 0 and nothing written outside flight mode.
+  int write_flight_window(const char* dir);
 
   /// Ends the trace without writing anything more: its file stays at its
   /// last complete block, which a reader reports as cut short (a thread
@@ -355,8 +376,20 @@ class ThreadTrace {
   // Writes what the encoder has produced so far as a block (codec 2 ends
   // its coder segment first, so the block decodes on its own).
   void write_encoded();
-  // Every countdown_period_ events: a clock sample and/or the flush check.
-  [[gnu::noinline]] void on_countdown();
+  // Every countdown_period_ events: a clock sample and/or the flush check;
+  // in flight mode a restart point when the block is nearly full. `v`: the
+  // event being put.
+  [[gnu::noinline]] void on_countdown(std::uint32_t v);
+  // Flight recorder: ends the block (to the ring), starts a fresh encoder
+  // and records a restart point for event `v` being put (its frames open
+  // before it). Nothing when the frames do not fit one side record.
+  void flight_restart(std::uint32_t v);
+  // Appends the restart record (kind 6) for the event with index `index`,
+  // `frames` open before it (their functions from the shadow stack, frame
+  // i = stack frame i), to the side buffer as a block of its own.
+  void push_restart(std::uint64_t index, std::size_t frames);
+  // Writes the ring from its oldest restart point into a new file in `dir`.
+  int write_flight_file(const char* dir);
   // The first event after the clock tick changed (or force_clock_read()):
   // a clock read for the event being put.
   [[gnu::noinline]] void on_clock_tick();
@@ -392,8 +425,9 @@ class ThreadTrace {
   // Moves the staged MPI calls into the side records as one kind-4 record.
   void move_mpi_stage_to_side();
   // Writes the side-record buffer as one PAUX block (the stage excepted),
-  // ended by a block-checksum record (CRC32C of the records before it).
-  void write_side_block();
+  // ended by a block-checksum record (CRC32C of the records before it);
+  // in flight mode into the ring as a block of kind `what`.
+  void write_side_block(RingBlock what = RingBlock::kSide);
 
   /// Events between two looks at the clock for the flush interval.
   static constexpr std::uint32_t kFlushCheckEvents = 16384;
@@ -410,7 +444,7 @@ class ThreadTrace {
       RankEncoder& e = rank_encoder();
       in_put_ = 1;  // events() counts this event from here (as the countdown did)
       if (e.events_to_limit() == 0) [[unlikely]] {
-        on_countdown();
+        on_countdown(v);
       } else if (!clock_tick_unchanged()) [[unlikely]] {
         on_clock_tick();
       }
@@ -419,7 +453,7 @@ class ThreadTrace {
       return;
     }
     if (--flush_countdown_ == 0) [[unlikely]] {
-      on_countdown();
+      on_countdown(v);
     } else if (!clock_tick_unchanged()) [[unlikely]] {
       on_clock_tick();
     }
@@ -538,6 +572,17 @@ class ThreadTrace {
   // ends each block with (the records' capacity stays kSideBytes).
   alignas(8) std::uint8_t side_[kSideBytes + format::kBlockChecksumRecordBytes];
   char path_[1280] = "";
+  // Flight recorder (PARLOT_MODE=flight): the ring of the latest blocks,
+  // the encoded bytes of a block at which it restarts, the thread's index
+  // and start time (for the file a dump writes).
+  FlightRing ring_;
+  std::size_t flight_target_ = 0;
+  // Events between clock reads at countdowns (countdown_period_ but in
+  // flight mode, whose countdown is shorter), and until the next one.
+  std::uint32_t clock_period_ = kFlushCheckEvents;
+  std::uint32_t clock_left_ = kFlushCheckEvents;
+  std::uint64_t thread_index_ = 0;
+  std::uint64_t start_ns_ = 0;
 
  public:
   /// The siginfo of each deferred signal (index sig - 1). Cold: last.

@@ -28,4 +28,9 @@ void note_events_written(std::uint64_t events);
 /// thread is already doing it, returns at once. Async-signal-safe.
 void flush_process_metadata();
 
+/// Flight recorder: the directory a dump in progress writes the thread
+/// windows into (absolute), or nullptr when no dump is in progress.
+/// Defined in process/flight_dump.cpp. Async-signal-safe.
+const char* flight_dump_dir();
+
 }  // namespace parlot::runtime

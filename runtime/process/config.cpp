@@ -1,5 +1,7 @@
 #include "process/config.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +10,11 @@
 
 namespace parlot::runtime {
 namespace {
+
+// PARLOT_FLIGHT_KB's default: 1 MiB per thread, the size of the codec's
+// own model (a traced thread's memory at most doubles), which holds
+// minutes of a loop-heavy code's history (docs/BENCHMARKS.md).
+constexpr std::size_t kDefaultFlightKb = 1024;
 
 bool parse_size(const char* name, std::size_t lo, std::size_t hi, std::size_t& out) {
   const char* v = std::getenv(name);
@@ -78,6 +85,28 @@ Config read_config() {
   copy_patterns("PARLOT_EXCLUDE", c.exclude, sizeof c.exclude);
   if (const char* x = std::getenv("PARLOT_DISCARD"); x != nullptr) {
     c.discard = std::strcmp(x, "0") != 0;
+  }
+  if (const char* m = std::getenv("PARLOT_MODE"); m != nullptr && *m != '\0') {
+    if (std::strcmp(m, "flight") == 0) {
+      c.flight_bytes = kDefaultFlightKb * 1024;
+    } else if (std::strcmp(m, "normal") != 0) {
+      char buf[200];
+      TextBuilder msg(buf, sizeof buf);
+      msg.str("ignoring PARLOT_MODE='").str(m).str("': expected normal or flight");
+      log_line(msg.c_str());
+    }
+  }
+  if (c.flight_bytes != 0) {
+    if (parse_size("PARLOT_FLIGHT_KB", 32, std::size_t{1} << 22, kb)) c.flight_bytes = kb * 1024;
+    // Eight blocks per ring: the window holds 7/8 to all of it, and each
+    // block starts a fresh codec state (a restart point). Codec 2 only.
+    c.buffer_bytes = c.flight_bytes / 8;
+    c.compress = true;
+    c.codec = 2;
+    c.discard = false;
+    c.flight_signal = SIGRTMIN + 6;
+    std::size_t sig = 0;
+    if (parse_size("PARLOT_FLIGHT_SIGNAL", 0, 64, sig)) c.flight_signal = static_cast<int>(sig);
   }
   if (const char* q = std::getenv("PARLOT_QUIET"); q != nullptr) c.quiet = std::strcmp(q, "0") != 0;
   return c;

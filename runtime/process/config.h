@@ -58,6 +58,14 @@ struct Config {
   /// only their header and trailer (event and byte counts). The trace
   /// cannot be decoded. Measures Parlot's cost without file I/O.
   bool discard = false;
+  /// PARLOT_MODE=flight: the flight recorder. Each thread keeps its latest
+  /// compressed blocks in a ring of this many bytes (PARLOT_FLIGHT_KB,
+  /// default 1024 KiB) instead of writing them; dumps write the windows
+  /// (docs/DESIGN.md, "Flight recorder"). 0 = the normal mode.
+  std::size_t flight_bytes = 0;
+  /// PARLOT_FLIGHT_SIGNAL: the signal that asks for a flight dump (default
+  /// SIGRTMIN+6; 0 = none). Only in flight mode.
+  int flight_signal = 0;
   /// PARLOT_QUIET=1 silences the runtime's notices (errors still print).
   bool quiet = false;
 };

@@ -22,6 +22,7 @@
 #include "io/own_fd.h"
 #include "io/raw_io.h"
 #include "process/failure_reports.h"
+#include "process/flight_dump.h"
 #include "process/idle_flusher.h"
 #include "process/process_state.h"
 #include "process/thread_fence.h"
@@ -143,6 +144,8 @@ void finish_process(FinishReason reason) {
   const bool self_in_hook = current_thread_in_hook();
   const std::uint64_t wait_start = monotonic_ns();
   int left_cut = 0;
+  // The flight recorder's last dump: every window, written by finish().
+  const bool flight = write && flight_mode() && begin_flight_dump() == 0;
   for (ThreadTrace* t = g_registry; t != nullptr; t = t->next) {
     // Another thread may be inside a hook: let it leave (bounded wait). One
     // still inside (frozen, or a fault in the tracer itself) has
@@ -154,7 +157,7 @@ void finish_process(FinishReason reason) {
       continue;
     }
     // One thread's failure does not stop the others.
-    if (!t->finished() && write && t->finish() != 0) report_thread_failure(*t);
+    if ((!t->finished() || t->flight()) && write && t->finish() != 0) report_thread_failure(*t);
   }
   if (left_cut != 0 && write) {
     char buf[200];
@@ -178,6 +181,10 @@ void finish_process(FinishReason reason) {
     if (err == 0 && !in_signal) err = write_whole_load_map(true);
     if (err == 0) err = write_process_metadata(realtime_ns());
     if (err != 0) report_write_failure(err);
+  }
+  if (flight) {
+    end_flight_dump();
+    remove_live_flight_dir();
   }
   if (locked) pthread_mutex_unlock(&g_registry_lock);
   g_finish_done.store(true);

@@ -17,6 +17,7 @@
 
 #include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
+#include "hot_path/trace_writes.h"
 #include "ignore_hooks.h"
 #include "io/own_fd.h"
 #include "process/thread_fence.h"
@@ -92,7 +93,9 @@ void flush_round(bool every_thread) {
       if (!every_thread) t->flush_claim.store(false, std::memory_order_release);
       continue;
     }
-    const bool due = every_thread ? t->holds_unwritten_data() : t->idle_flush_due(now);
+    // A flight dump (flight_dump.h) writes every thread's window.
+    const bool due =
+        every_thread ? t->flight() || t->holds_unwritten_data() : t->idle_flush_due(now);
     if (!due) t->flush_claim.store(false, std::memory_order_release);
   }
   // A round of every thread waits (bounded) for the threads that were
@@ -106,7 +109,9 @@ void flush_round(bool every_thread) {
         if ((t->busy.load(std::memory_order_acquire) & ThreadTrace::kInHook) == 0 ||
             t->parked_for_flusher.load(std::memory_order_acquire)) {
           // Held now: its trace may be read.
-          if (!t->holds_unwritten_data()) t->flush_claim.store(false, std::memory_order_release);
+          if (!t->flight() && !t->holds_unwritten_data()) {
+            t->flush_claim.store(false, std::memory_order_release);
+          }
           break;
         }
         if (monotonic_ns() >= deadline) {
@@ -119,7 +124,11 @@ void flush_round(bool every_thread) {
   }
   for (ThreadTrace* t = head; t != nullptr; t = t->next) {
     if (!t->flush_claim.load(std::memory_order_relaxed)) continue;
-    if (!tracing_stopped()) t->flush_idle();
+    if (const char* dir = flight_dump_dir(); every_thread && dir != nullptr) {
+      t->write_flight_window(dir);  // a flight dump: the window, not a flush
+    } else if (!tracing_stopped()) {
+      t->flush_idle();
+    }
     t->flush_claim.store(false, std::memory_order_release);
   }
   g_hooks_off.fetch_and(~kFlushRound);

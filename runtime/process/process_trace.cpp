@@ -61,7 +61,7 @@ void initialise_process() {
     if (!ok) log_error("cannot register thread and fork handlers", nullptr, EAGAIN);
   }
   g_membarrier_ready = ok && register_membarrier();
-  if (ok) install_signal_handlers();
+  if (ok) install_signal_handlers(g_config.flight_signal);
   // The flusher's handshake needs an exact fence (membarrier): where the
   // kernel has none, fence_all_threads() only sleeps, which is enough at
   // process end but not for writing a live thread's data.
@@ -100,8 +100,10 @@ bool start_process_directory() {
     return false;
   }
   // Only now does the directory appear under its name, with its first
-  // files whole: a SIGKILL before this leaves no process directory.
-  err = publish_process_dir();
+  // files whole: a SIGKILL before this leaves no process directory. The
+  // flight recorder keeps it under its staging name, which no reader
+  // takes: its trace is the dumps (flight_dump.h).
+  err = g_config.flight_bytes != 0 ? 0 : publish_process_dir();
   if (err != 0) {
     log_error("cannot name the process directory", g_process_dir, err);
     remove_staging_process_dir();

@@ -20,6 +20,7 @@
 #include "next_symbol.h"
 #include "parlot/format.h"
 #include "process/finish.h"
+#include "process/flight_dump.h"
 #include "process/idle_flusher.h"
 #include "process/thread_registry.h"
 
@@ -79,6 +80,11 @@ bool is_termination_signal(int sig) {
 // How long a termination signal's dispatcher waits for every thread's
 // data to be written before the program's handler runs (ns).
 constexpr std::uint64_t kTerminationFlushNs = 100ull * 1000 * 1000;
+
+// The flight recorder's dump signal (PARLOT_FLIGHT_SIGNAL; 0 = none), and
+// how long its dump may hold the threads (ns).
+std::atomic<int> g_flight_signal{0};
+constexpr unsigned long long kFlightDumpNs = 2000ull * 1000 * 1000;
 
 bool is_fatal(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
@@ -227,7 +233,10 @@ void dispatch(int sig, siginfo_t* info, void* context) {
     return;
   }
   const struct sigaction a = g_program[sig];
-  if (is_default(a)) {
+  if (is_default(a) && sig == g_flight_signal.load(std::memory_order_relaxed)) {
+    // The flight recorder's signal: a dump, and the program runs on.
+    if (is_traced_process()) flight_dump_now(kFlightDumpNs);
+  } else if (is_default(a)) {
     on_default_action(sig, info, context);
   } else if (is_ignore(a)) {
     // Set to SIG_IGN while this one was on its way: nothing to do.
@@ -278,13 +287,23 @@ class SigactionLock {
 
 }  // namespace
 
-void install_signal_handlers() {
+void install_signal_handlers(int flight_signal) {
   SigactionLock lock;
   for (const int sig : kWatchedSignals) {
     record_from_kernel(sig);
     g_watched[sig].store(true);
     const struct sigaction k = kernel_action(sig, g_program[sig]);
     real_sigaction(sig, &k, nullptr);
+  }
+  if (flight_signal > 0 && flight_signal < kMaxSignal && flight_signal != SIGKILL &&
+      flight_signal != SIGSTOP) {
+    // Watched like the others: while the program leaves it at its default
+    // it asks for a flight dump instead of ending the process.
+    record_from_kernel(flight_signal);
+    g_watched[flight_signal].store(true);
+    g_flight_signal.store(flight_signal);
+    const struct sigaction k = kernel_action(flight_signal, g_program[flight_signal]);
+    real_sigaction(flight_signal, &k, nullptr);
   }
 }
 

@@ -28,7 +28,9 @@ namespace parlot::runtime {
 class ThreadTrace;
 
 /// Installs the dispatcher for the signals whose default action the
-/// runtime watches (process initialisation; cold).
-void install_signal_handlers();
+/// runtime watches (process initialisation; cold), and for
+/// `flight_signal` (the flight recorder's dump signal; 0 = none), which
+/// then asks for a flight dump while the program leaves it at its default.
+void install_signal_handlers(int flight_signal = 0);
 
 }  // namespace parlot::runtime

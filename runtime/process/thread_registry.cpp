@@ -46,6 +46,13 @@ void on_thread_exit(void* p) {
   tls_thread_trace = nullptr;
   tls_state = ThreadState::kEnded;
   pthread_mutex_lock(&g_registry_lock);
+  if (t->flight()) {
+    // Its window is closed and stays, for the dumps to come: the trace is
+    // kept in the registry until the process ends.
+    t->finish();
+    pthread_mutex_unlock(&g_registry_lock);
+    return;
+  }
   if (!t->finished() && t->finish() != 0) report_thread_failure(*t);
   unlink_trace(t);
   pthread_mutex_unlock(&g_registry_lock);
@@ -64,7 +71,8 @@ ThreadTrace* create_thread_trace() {
   g_threads_started.fetch_add(1);
   t = ThreadTrace::create(g_process_dir, current_thread_index(), codec, g_config.buffer_bytes,
                           g_config.stack_frames, std::uint64_t{g_config.flush_ms} * 1000000u,
-                          g_config.discard, static_cast<std::uint32_t>(g_config.clock_events), err);
+                          g_config.discard, static_cast<std::uint32_t>(g_config.clock_events),
+                          g_config.flight_bytes, err);
   if (t != nullptr) {
     t->set_record_depth(g_config.record_depth);
     t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);

@@ -1,0 +1,201 @@
+// The flight recorder (PARLOT_MODE=flight): a program that crashes after
+// seconds of irregular calls leaves a dump of at most 1 MiB (256 KiB per
+// thread) whose window ends in the crashing frames, dies of the same
+// signal as untraced; the flight signal and parlot_flight_dump() dump
+// while the program runs on; a normal exit dumps; every view reads a
+// dump with the right nesting and names, and says what was dropped; the
+// rings of threads that wrapped many times still decode.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "e2e_support.h"
+#include "parlot/format.h"
+#include "parlot/trace_reader.h"
+
+namespace parlot::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+// Irregular rounds of the fixture: several MiB traced in full.
+constexpr const char* kRounds = "300000";
+
+std::uint64_t bytes_under(const fs::path& dir) {
+  std::uint64_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) n += e.file_size();
+  }
+  return n;
+}
+
+std::vector<std::string> flight_env(const char* kb = "256") {
+  return {"PARLOT_MODE=flight", std::string("PARLOT_FLIGHT_KB=") + kb};
+}
+
+// The process directory of dump `n` (flight-<n>), which must hold one.
+fs::path dump_process_dir(const fs::path& trace_dir, int n) {
+  const fs::path dump = trace_dir / ("flight-" + std::to_string(n));
+  for (const auto& e : fs::directory_iterator(dump)) {
+    if (e.is_directory()) return e.path();
+  }
+  ADD_FAILURE() << "no process directory in " << dump;
+  return {};
+}
+
+// Checks what every flight window of `process_dir` must be: it reads
+// whole, starts with the frames open at its start, nests (the tracker
+// throws otherwise) and says how many events it dropped.
+void expect_windows_read(const fs::path& process_dir, bool dropped_some,
+                         std::uint64_t dropped_from_thread = 0) {
+  const auto processes = open_trace_directory(process_dir);
+  ASSERT_EQ(processes.size(), 1u);
+  const auto& process = processes[0];
+  ASSERT_FALSE(process.thread_files.empty());
+  for (const auto& t : process.thread_files) {
+    ThreadEventReader r(t);
+    ASSERT_TRUE(r.summary().flight_window.has_value()) << t;
+    ASSERT_TRUE(r.summary().trailer.has_value()) << t;
+    if (dropped_some && r.summary().thread_index >= dropped_from_thread) {
+      EXPECT_GT(r.summary().flight_window->dropped_events, 0u) << t;
+      // Dropped in the middle of the rounds: it starts inside main -> rounds.
+      EXPECT_GE(r.summary().flight_window->open_frames.size(), 2u) << t;
+    }
+    const std::vector<std::uint32_t> open = r.summary().flight_window->open_frames;
+    std::uint64_t events = 0;
+    std::uint64_t depth = 0;
+    for (auto batch = r.next_batch(); !batch.empty(); batch = r.next_batch()) {
+      for (const std::uint32_t e : batch) {
+        ASSERT_TRUE(e != 0 || depth > 0) << t << ": exit at depth 0 at event " << events;
+        if (events < open.size()) {
+          ASSERT_EQ(e, open[events]) << t << ": the open frames first";
+        }
+        depth = e != 0 ? depth + 1 : depth - 1;
+        ASSERT_LE(e, process.function_addresses.size()) << t;
+        ++events;
+      }
+    }
+    EXPECT_EQ(events, r.summary().trailer->events) << t;
+  }
+}
+
+TEST(Flight, CrashLeavesASmallWindowEndingInTheCrashingFrames) {
+  const RunResult untraced = run({PARLOT_FLIGHT_FIXTURE, "crash", kRounds});
+  ASSERT_EQ(untraced.signal, SIGSEGV);
+  TempDir full;
+  const RunResult normal = run_traced({PARLOT_FLIGHT_FIXTURE, "crash", kRounds}, full.path());
+  ASSERT_EQ(normal.signal, SIGSEGV) << normal.err;
+  const std::uint64_t full_bytes = bytes_under(full.path());
+  EXPECT_GT(full_bytes, 2u << 20) << "the full trace is several MiB";
+
+  TempDir dir;
+  const RunResult r =
+      run_traced({PARLOT_FLIGHT_FIXTURE, "crash", kRounds}, dir.path(), flight_env());
+  EXPECT_EQ(r.signal, untraced.signal) << r.err;
+  EXPECT_EQ(r.exit_status, untraced.exit_status);
+  EXPECT_EQ(r.out, untraced.out);
+  const fs::path dump = dir.path() / "flight-1";
+  ASSERT_TRUE(fs::is_directory(dump)) << r.err;
+  EXPECT_LE(bytes_under(dump), 1u << 20);
+  // Nothing else is left: no live directory, no other dump.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename());
+  EXPECT_THAT(names, ::testing::ElementsAre("flight-1"));
+  const fs::path process_dir = dump_process_dir(dir.path(), 1);
+  EXPECT_THAT(slurp(process_dir / "crash"), HasSubstr("signal 11\nname SIGSEGV\n"));
+  expect_windows_read(process_dir, true);
+
+  const RunResult trace = parlot_read({"trace", dump.string()});
+  ASSERT_EQ(trace.exit_status, 0) << trace.err;
+  // The window's last calls: crash_outer -> crash_inner, left only by the
+  // exits the end of the trace closes.
+  const std::regex last(
+      R"(\n  crash_outer\(\) \{\n    crash_inner\(\);\n  \} /\* crash_outer\(\) \*/\n\} /\* main\(\) \*/\n#)");
+  const std::string tail =
+      trace.out.substr(trace.out.size() - std::min<std::size_t>(trace.out.size(), 4000));
+  EXPECT_TRUE(std::regex_search(tail, last)) << tail;
+  const std::size_t crash = trace.out.rfind("crash_inner");
+  ASSERT_NE(crash, std::string::npos);
+  EXPECT_EQ(trace.out.find("round_root", crash), std::string::npos) << "nothing after the crash";
+  const RunResult info = parlot_read({"info", dump.string()});
+  ASSERT_EQ(info.exit_status, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("flight window: the history before it was dropped ("));
+  EXPECT_THAT(trace.out, HasSubstr("history before the window dropped"));
+}
+
+TEST(Flight, NormalExitDumpsEveryViewReads) {
+  TempDir dir;
+  const RunResult r =
+      run_traced({PARLOT_FLIGHT_FIXTURE, "exit", kRounds}, dir.path(), flight_env());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const fs::path dump = dir.path() / "flight-1";
+  expect_windows_read(dump_process_dir(dir.path(), 1), true);
+  for (const char* view : {"info", "trace", "stats", "stacks"}) {
+    const RunResult v = parlot_read({view, dump.string()});
+    EXPECT_EQ(v.exit_status, 0) << view << ": " << v.err;
+    EXPECT_EQ(v.err, "") << view;
+  }
+  // The window's frames open at its start are named: every round nests
+  // under main -> rounds -> round_root.
+  const RunResult trace = parlot_read({"trace", dump.string()});
+  EXPECT_TRUE(
+      std::regex_search(trace.out.substr(0, 2000),
+                        std::regex(R"(\nmain\(\) \{\n  rounds\(\) \{\n    round_root\(\) \{\n)")))
+      << trace.out.substr(0, 2000);
+}
+
+TEST(Flight, SignalDumpsAndTheProgramRunsOn) {
+  TempDir dir;
+  const RunResult r =
+      run_traced({PARLOT_FLIGHT_FIXTURE, "signal", kRounds}, dir.path(), flight_env());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("done"));
+  expect_windows_read(dump_process_dir(dir.path(), 1), true);  // the signal's
+  expect_windows_read(dump_process_dir(dir.path(), 2), true);  // the exit's
+  const RunResult first = parlot_read({"trace", (dir.path() / "flight-1").string()});
+  EXPECT_EQ(first.out.find("marked_end"), std::string::npos) << "dumped before the end";
+  const RunResult last = parlot_read({"trace", (dir.path() / "flight-2").string()});
+  EXPECT_THAT(last.out, HasSubstr("marked_end"));
+}
+
+TEST(Flight, ApiDumpsAndTheProgramRunsOn) {
+  TempDir dir;
+  const RunResult r = run_traced({PARLOT_FLIGHT_FIXTURE, "api", kRounds}, dir.path(), flight_env());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("dump=0\n"));
+  expect_windows_read(dump_process_dir(dir.path(), 1), true);
+  const RunResult first = parlot_read({"trace", (dir.path() / "flight-1").string()});
+  EXPECT_THAT(first.out, HasSubstr("api_dump"));
+  // Where the thread was at the dump: main -> api_dump, named and nested.
+  const RunResult stacks = parlot_read({"stacks", (dir.path() / "flight-1").string()});
+  EXPECT_EQ(stacks.exit_status, 0) << stacks.err;
+  EXPECT_TRUE(std::regex_search(stacks.out, std::regex(R"(main \[1 thread[^\n]*\n +api_dump)")))
+      << stacks.out;
+  EXPECT_EQ(first.out.find("marked_end"), std::string::npos);
+  EXPECT_TRUE(fs::is_directory(dir.path() / "flight-2"));
+  // Untraced (no runtime) the stub answers -1.
+  EXPECT_THAT(run({PARLOT_FLIGHT_FIXTURE, "api", "10"}).out, HasSubstr("dump=-1\n"));
+}
+
+TEST(Flight, RingsThatWrappedManyTimesDecode) {
+  TempDir dir;
+  // 64 KiB per thread, three threads of several MiB of history each.
+  const RunResult r =
+      run_traced({PARLOT_FLIGHT_FIXTURE, "threads", kRounds}, dir.path(), flight_env("64"));
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const fs::path process_dir = dump_process_dir(dir.path(), 1);
+  const auto processes = open_trace_directory(process_dir);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].thread_files.size(), 4u);  // main and the three workers
+  expect_windows_read(process_dir, true, 1);        // the workers' rings wrapped
+  for (const auto& t : processes[0].thread_files) EXPECT_LE(fs::file_size(t), 64u << 10);
+  const RunResult stats = parlot_read({"stats", (dir.path() / "flight-1").string()});
+  EXPECT_EQ(stats.exit_status, 0) << stats.err;
+}
+
+}  // namespace
+}  // namespace parlot::e2e
