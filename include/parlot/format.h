@@ -138,7 +138,7 @@ enum class AuxKind : std::uint8_t {
   /// event; data = u64 events the thread recorded before it, then one u32
   /// function ID per frame open before that event, outermost first. See
   /// docs/FORMAT.md "Flight windows".
-  kRestart = 6,
+  kRestart = 7,
 };
 
 /// Bytes of a block-checksum record (header and data).

@@ -384,7 +384,7 @@ class ThreadTrace {
   // and records a restart point for event `v` being put (its frames open
   // before it). Nothing when the frames do not fit one side record.
   void flight_restart(std::uint32_t v);
-  // Appends the restart record (kind 6) for the event with index `index`,
+  // Appends the restart record (kind 7) for the event with index `index`,
   // `frames` open before it (their functions from the shadow stack, frame
   // i = stack frame i), to the side buffer as a block of its own.
   void push_restart(std::uint64_t index, std::size_t frames);
