@@ -227,7 +227,8 @@ int run_trace(const TraceOptions& o) {
             processes[i] = open_process_directory(std::move(listing[i]), true);
           }
         }
-        add_promised_events(promised_events(processes, Selection{{}, o.view.selection.tid}, {}));
+        add_promised_events(
+            promised_events(processes, Selection{{}, o.view.selection.tid, {}}, {}));
       })) {
     return 0;
   }
