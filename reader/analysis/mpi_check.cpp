@@ -270,8 +270,10 @@ class WaitForGraph {
     }
     const auto r = by_rank_.find(rank);
     if (r == by_rank_.end()) return "left no trace";
-    if (r->second->open_call.empty()) return "has finished";
-    return "is in " + r->second->open_call + " (not in MPI)";
+    const std::string& open = r->second->open_call;
+    if (open.empty()) return "has finished";
+    if (open.rfind("MPI_", 0) == 0 || open.rfind("PMPI_", 0) == 0) return "is in " + open;
+    return "is in " + open + " (not in MPI)";
   }
 
   // "rank 3 waits in MPI_Sendrecv for rank 2, which is in MPI_Allreduce".
@@ -279,12 +281,16 @@ class WaitForGraph {
     const Blocked& b = blocked_.at(rank);
     std::string out = fmt::format("rank {} waits in {}{}", rank, b.call->function, b.also);
     if (!b.members_known) return out + " for members that cannot be named";
-    if (b.waits_for.empty()) return out;
+    if (b.waits_for.empty()) {
+      return collective_rule(b.call->function) != nullptr
+                 ? out + ", which every member has reached"
+                 : out;
+    }
     std::map<std::string, std::set<std::uint64_t>> by_state;
     for (const auto t : b.waits_for) by_state[state_of(t)].insert(t);
     std::string targets;
     for (const auto& [state, ts] : by_state) {
-      if (!targets.empty()) targets += b.any ? " or " : " and ";
+      if (!targets.empty()) targets += b.any ? ", or " : ", and ";
       targets += fmt::format("{}, which {}", ranks_text(ts), ts.size() > 1 ? plural(state) : state);
     }
     return fmt::format("{} for {}{}", out, b.any && b.waits_for.size() > 1 ? "any of " : "",
@@ -383,7 +389,7 @@ class WaitForGraph {
       }
       b.any = is_one_of(f, {"MPI_Waitany", "MPI_Waitsome"});
     } else if (collective_rule(f) != nullptr) {
-      // Every member that is not in this same collective.
+      // Every member that has not reached this collective.
       const auto m = members(rank, c, collectives);
       const auto comm = field(c, F::kComm), size = field(c, F::kCommSize);
       const auto seq = sequence(rank, c, collectives);
@@ -396,8 +402,9 @@ class WaitForGraph {
       for (const auto r : *m) {
         if (r == rank) continue;
         const auto it = members_calls.find(r);
-        const bool there = it != members_calls.end() && it->second.size() >= seq &&
-                           it->second[seq - 1]->place.open;
+        // A member that reached this collective (in it, or past it) is
+        // not waited for.
+        const bool there = it != members_calls.end() && it->second.size() >= seq;
         if (!there) b.waits_for.insert(r);
       }
     }

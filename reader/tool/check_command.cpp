@@ -34,6 +34,23 @@ std::string bare_name(std::string name) {
   return name;
 }
 
+// A thread's recorded calls by entry event: those that returned (their
+// whole record), and those that never did with the arguments they
+// recorded before (kind 6: a hung receive or wait).
+std::vector<MpiCallArguments> calls_with_arguments(const ThreadTraceSummary& s) {
+  std::vector<MpiCallArguments> out;
+  out.reserve(s.mpi_calls.size());
+  auto done = s.mpi_calls.begin();
+  for (const MpiCallArguments& begun : s.mpi_calls_begun) {
+    for (; done != s.mpi_calls.end() && done->event_index <= begun.event_index; ++done) {
+      out.push_back(*done);
+    }
+    if (out.empty() || out.back().event_index != begun.event_index) out.push_back(begun);
+  }
+  out.insert(out.end(), done, s.mpi_calls.end());
+  return out;
+}
+
 // Every selected rank's recorded MPI calls, with their places.
 std::vector<analysis::RankCalls> gather_calls(TraceInput& input) {
   const auto& threads = input.threads();
@@ -49,7 +66,7 @@ std::vector<analysis::RankCalls> gather_calls(TraceInput& input) {
       analysis::LoopBuilder builder;
       for (analysis::Event e; stream.next(e);) builder.push(e);
       const analysis::LoopSummary summary = builder.finish();
-      const auto& recorded = stream.summary().mpi_calls;
+      const std::vector<MpiCallArguments> recorded = calls_with_arguments(stream.summary());
       std::vector<std::uint64_t> entries;
       entries.reserve(recorded.size());
       for (const auto& a : recorded) entries.push_back(a.event_index);
@@ -119,7 +136,12 @@ void print_text(const analysis::MpiCheckResult& r, std::size_t ranks,
   fmt::print("\n");
   for (std::size_t i = 0; i < found.size(); ++i) {
     const auto& f = found[i];
-    fmt::print("{}. {}: {}\n", i + 1, analysis::finding_kind_name(f.kind), f.summary);
+    const std::string kind = analysis::finding_kind_name(f.kind);
+    if (f.summary.rfind(kind + ":", 0) == 0) {
+      fmt::print("{}. {}\n", i + 1, f.summary);
+    } else {
+      fmt::print("{}. {}: {}\n", i + 1, kind, f.summary);
+    }
     for (const auto& c : f.calls) fmt::print("   {}\n", call_line(c, names));
   }
   fmt::print("{}", notes_text(r));
