@@ -282,9 +282,8 @@ class WaitForGraph {
     std::string out = fmt::format("rank {} waits in {}{}", rank, b.call->function, b.also);
     if (!b.members_known) return out + " for members that cannot be named";
     if (b.waits_for.empty()) {
-      return collective_rule(b.call->function) != nullptr
-                 ? out + ", which every member has reached"
-                 : out;
+      return collective_rule(b.call->function) != nullptr ? out + ", which every member has reached"
+                                                          : out;
     }
     std::map<std::string, std::set<std::uint64_t>> by_state;
     for (const auto t : b.waits_for) by_state[state_of(t)].insert(t);
@@ -398,13 +397,14 @@ class WaitForGraph {
         b.members_known = false;
         return;
       }
-      const auto& members_calls = collectives.by_comm.at({*comm, size.value_or(0)});
+      // (A collective of a communicator of one rank is not in `collectives`.)
+      const auto group = collectives.by_comm.find({*comm, size.value_or(0)});
       for (const auto r : *m) {
-        if (r == rank) continue;
-        const auto it = members_calls.find(r);
+        if (r == rank || group == collectives.by_comm.end()) continue;
+        const auto it = group->second.find(r);
         // A member that reached this collective (in it, or past it) is
         // not waited for.
-        const bool there = it != members_calls.end() && it->second.size() >= seq;
+        const bool there = it != group->second.end() && it->second.size() >= seq;
         if (!there) b.waits_for.insert(r);
       }
     }
