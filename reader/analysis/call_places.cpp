@@ -65,52 +65,81 @@ FunctionKey first_function(const LoopSummary& s, Item item) {
   return s.calls()[item.id].function;
 }
 
+// Whether a loop body's items hold a call of `function` (at its level).
+bool body_calls(const LoopSummary& s, const Item& loop, FunctionKey function) {
+  for (const Item& i : s.bodies()[loop.id]) {
+    if (!i.loop && s.calls()[i.id].function == function) return true;
+  }
+  return false;
+}
+
 // Repetitions of `function` just before position `at` of `items`: calls of
-// it and loops starting with it, back to the first other item. They count
-// the iterations before a loop's pattern broke ("3 x [ step ] step'": the
-// odd step is the 4th).
+// it and loops starting with it, back to the first other item; and, within
+// the `max_gap` items before those, a loop whose body calls it (the rest of
+// its pattern's iteration comes between). They count the iterations before
+// a loop's pattern broke: in "3 x [ step ] step'" the odd step is the 4th,
+// in "5 x [ exchange relax norm ] relax norm'" the odd norm the 6th.
 std::uint64_t repetitions_before(const LoopSummary& s, const std::vector<Item>& items,
                                  std::size_t at, FunctionKey function) {
+  constexpr std::size_t kMaxGap = 8;
   std::uint64_t n = 0;
-  while (at-- > 0 && first_function(s, items[at]) == function)
+  while (at > 0 && first_function(s, items[at - 1]) == function) {
+    --at;
     n += items[at].loop ? items[at].count : 1;
+  }
+  for (std::size_t gap = 0; at > 0 && gap <= kMaxGap; ++gap) {
+    const Item& i = items[--at];
+    if (i.loop && body_calls(s, i, function)) return n + i.count;
+    if (!i.loop && s.calls()[i.id].function == function) break;
+  }
   return n;
 }
 
-// Sets the iteration of the innermost loop around the call being entered
-// (the last item taken from stack.back()): walking up from the call, the
-// first frame that is an iteration of a loop, or that repeats the call
-// just before it, gives it.
+// Sets the iterations of the loops around the call being entered (the
+// last item taken from stack.back()), innermost first: walking up from the
+// call, each frame that is an iteration of a loop, or that repeats the
+// frame just before it, is one.
 void place_iteration(const LoopSummary& s, const std::vector<Level>& stack, CallPlace& p) {
   // Level j's own item sits in level j - 1 at next - 1; the call's in the
   // last level.
+  bool in_loop_item = false;  // level j's item is a loop already counted
   for (std::size_t j = stack.size(); j-- > 0;) {
     const Level& holder = stack[j];
     const Item item = (*holder.items)[holder.next - 1];
+    LoopIteration it;
     if (holder.loop) {
       // An iteration of the loop `holder`, itself an item of level j - 1.
       const Level& outer = stack[j - 1];
       const Item loop_item = (*outer.items)[outer.next - 1];
-      p.iteration =
+      it.iteration =
           repetitions_before(s, *outer.items, outer.next - 1, first_function(s, loop_item)) +
           holder.iteration;
-      p.iterations = p.iteration - holder.iteration + holder.count;
+      it.iterations = it.iteration - holder.iteration + holder.count;
     } else {
+      if (in_loop_item) {
+        in_loop_item = false;
+        continue;
+      }
       const std::uint64_t before =
           repetitions_before(s, *holder.items, holder.next - 1, first_function(s, item));
       if (before == 0) continue;
-      p.iteration = before + 1;
-      p.iterations = before + 1;
+      it.iteration = before + 1;
+      it.iterations = before + 1;
     }
+    in_loop_item = holder.loop;
     // The nearest call at or below the level holding the loop owns it.
-    p.loop_owner = 0;
     for (std::size_t k = holder.loop ? j : j + 1; k-- > 0;) {
       if (!stack[k].loop && !stack[k].top) {
-        p.loop_owner = s.calls()[stack[k].id].function;
+        it.owner = s.calls()[stack[k].id].function;
         break;
       }
     }
-    return;
+    p.loops.push_back(it);
+  }
+  if (!p.loops.empty()) {
+    p.iteration = p.loops.front().iteration;
+    p.iterations = p.loops.front().iterations;
+    p.loop_owner = p.loops.front().owner;
   }
 }
 
@@ -187,12 +216,14 @@ std::vector<FunctionKey> open_calls_at_end(const LoopSummary& s) {
 }
 
 std::string iteration_text(const CallPlace& place, const NameTable& names) {
-  if (place.iteration == 0) return "";
-  if (place.loop_owner == 0) {
-    return fmt::format("iteration {} of the loop at the top level", place.iteration);
+  std::string out;
+  for (auto it = place.loops.rbegin(); it != place.loops.rend(); ++it) {
+    if (!out.empty()) out += ", ";
+    out += it->owner == 0 ? fmt::format("iteration {} of the loop at the top level", it->iteration)
+                          : fmt::format("iteration {} of the loop in {}", it->iteration,
+                                        names.name(it->owner));
   }
-  return fmt::format("iteration {} of the loop in {}", place.iteration,
-                     names.name(place.loop_owner));
+  return out;
 }
 
 std::string path_text(const CallPlace& place, const NameTable& names) {

@@ -13,6 +13,15 @@
 
 namespace parlot::analysis {
 
+/// One loop around a call: the call is in its `iteration`-th repetition
+/// (1-based) of `iterations` (as recorded, up to the end of the trace);
+/// `owner` is the function whose body holds the loop (0: the top level).
+struct LoopIteration {
+  std::uint64_t iteration = 0;
+  std::uint64_t iterations = 0;
+  FunctionKey owner = 0;
+};
+
 /// A call's place in its thread's loop structure.
 struct CallPlace {
   /// Function keys of the calls open at the call, outermost first, the call
@@ -28,6 +37,9 @@ struct CallPlace {
   std::uint64_t iterations = 0;
   /// The function whose body holds that loop, 0 for the thread's top level.
   FunctionKey loop_owner = 0;
+  /// Every loop around the call, innermost first (iteration, iterations
+  /// and loop_owner above are the first's).
+  std::vector<LoopIteration> loops;
   /// The call did not return before the end of the trace.
   bool open = false;
 };
@@ -45,7 +57,9 @@ std::vector<CallPlace> call_places(const LoopSummary& summary,
 std::vector<FunctionKey> open_calls_at_end(const LoopSummary& summary);
 
 /// "iteration 6 of the loop in main" ("... of the loop at the top level"
-/// when no call holds it), or "" when no loop encloses the call.
+/// when no call holds it), one such part per loop around the call,
+/// outermost first ("iteration 6 of the loop in main, iteration 2 of the
+/// loop in exchange"), or "" when no loop encloses the call.
 std::string iteration_text(const CallPlace& place, const NameTable& names);
 
 /// "main > step > MPI_Reduce": the path's names joined by " > ".

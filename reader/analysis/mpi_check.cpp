@@ -472,8 +472,17 @@ void check_waits(const std::vector<RankCalls>& ranks, const Collectives& collect
                  MpiCheckResult& result) {
   const WaitForGraph g(ranks, collectives);
   if (g.empty()) return;
+  // One cycle per knot: the shortest first, then only cycles through ranks
+  // no reported cycle holds; the knot's other ranks are told as blocked.
+  auto cycles = find_cycles(g, 64);
+  std::stable_sort(cycles.begin(), cycles.end(),
+                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
   std::set<std::uint64_t> on_cycle;
-  for (const auto& cycle : find_cycles(g, 16)) {
+  for (const auto& cycle : cycles) {
+    if (std::any_of(cycle.begin(), cycle.end(),
+                    [&](std::uint64_t r) { return on_cycle.count(r) != 0; })) {
+      continue;
+    }
     MpiFinding f;
     f.kind = MpiFinding::Kind::kDeadlock;
     std::string text;
@@ -511,6 +520,7 @@ struct Message {
   bool any_source = false;
   const MpiCallSite* call;
   bool matched = false;
+  bool pending = false;  // open, or in flight on a hung rank: matched, never reported
 };
 
 void check_messages(const std::vector<RankCalls>& ranks, bool hung, MpiCheckResult& result) {
@@ -518,7 +528,7 @@ void check_messages(const std::vector<RankCalls>& ranks, bool hung, MpiCheckResu
   for (const auto& r : ranks) {
     const auto world = world_like(r);
     // A hung rank's nonblocking calls after its last completed wait are
-    // still in flight: the wait-for graph tells about them.
+    // still in flight.
     std::size_t in_flight = r.calls.size();
     bool blocked = false;
     for (const auto& c : r.calls) blocked = blocked || c.place.open;
@@ -532,7 +542,9 @@ void check_messages(const std::vector<RankCalls>& ranks, bool hung, MpiCheckResu
       const MpiCallSite& c = r.calls[i];
       const bool send = is_send(c.function), receive = is_receive(c.function);
       if (!send && !receive) continue;
-      if (c.place.open || (i >= in_flight && is_nonblocking_p2p(c.function))) continue;
+      // Still pending at the end: a partner for the others, no finding of
+      // its own (the wait-for graph tells about it).
+      const bool pending = c.place.open || (i >= in_flight && is_nonblocking_p2p(c.function));
       const auto comm = field(c, F::kComm);
       if (!comm || world.count(*comm) == 0) {
         ++result.unmapped_p2p;
@@ -541,7 +553,8 @@ void check_messages(const std::vector<RankCalls>& ranks, bool hung, MpiCheckResu
       if (send) {
         const auto dest = field(c, F::kDest), tag = field(c, F::kTag);
         if (dest && *dest >= 0 && tag) {
-          sends.push_back({*comm, r.rank, static_cast<std::uint64_t>(*dest), *tag, false, &c});
+          sends.push_back(
+              {*comm, r.rank, static_cast<std::uint64_t>(*dest), *tag, false, &c, false, pending});
         }
       }
       if (receive) {
@@ -553,7 +566,7 @@ void check_messages(const std::vector<RankCalls>& ranks, bool hung, MpiCheckResu
         if (!source || !tag) continue;
         if (field(c, F::kStatusSource) && *source < 0) continue;  // MPI_PROC_NULL
         receives.push_back({*comm, *source < 0 ? 0 : static_cast<std::uint64_t>(*source), r.rank,
-                            *tag < 0 ? -1 : *tag, *source < 0, &c});
+                            *tag < 0 ? -1 : *tag, *source < 0, &c, false, pending});
       }
     }
   }
@@ -584,10 +597,11 @@ void check_messages(const std::vector<RankCalls>& ranks, bool hung, MpiCheckResu
            std::vector<const Message*>>
       left_sends, left_receives;
   for (const auto& s : sends) {
-    if (!s.matched) left_sends[{s.comm, s.from, s.to, s.tag, s.call->function}].push_back(&s);
+    if (!s.matched && !s.pending)
+      left_sends[{s.comm, s.from, s.to, s.tag, s.call->function}].push_back(&s);
   }
   for (const auto& r : receives) {
-    if (!r.matched) {
+    if (!r.matched && !r.pending) {
       left_receives[{r.comm, r.any_source ? UINT64_MAX : r.from, r.to, r.tag, r.call->function}]
           .push_back(&r);
     }

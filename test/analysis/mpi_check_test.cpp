@@ -65,6 +65,35 @@ TEST(CallPlaces, AFrameThatBreaksItsLoopCountsAsTheNextIteration) {
   for (std::size_t k = 0; k < r.size(); ++k) EXPECT_EQ(r[k].iteration, expected[k]) << k;
 }
 
+TEST(CallPlaces, NestedLoopsAreNamedOutermostFirst) {
+  NameTable names;
+  // main repeats step 5 times, each step repeats x twice: the second x of
+  // the fourth step; and a step whose first x is not (yet) in its loop.
+  const auto events = stream("m(" + repeat("s(" + repeat("x(r)", 2) + ")", 5) + ")", &names);
+  const auto r = entries_of(events, "r");
+  ASSERT_EQ(r.size(), 10u);
+  const auto places = call_places(summarise(events), r);
+  EXPECT_EQ(iteration_text(places[7], names),
+            "iteration 4 of the loop in m, iteration 2 of the loop in s");
+  EXPECT_EQ(places[7].iteration, 2u);
+  EXPECT_EQ(names.name(places[7].loop_owner), "s");
+}
+
+TEST(CallPlaces, AFrameAfterALoopOfSeveralCallsContinuesItsCount) {
+  NameTable names;
+  // Five iterations of e r n, then one that skipped e.
+  const auto events = stream("m(" + repeat("e(x)rn(y)", 5) + "rn(y))", &names);
+  const auto y = call_places(summarise(events), entries_of(events, "y"));
+  ASSERT_EQ(y.size(), 6u);
+  EXPECT_EQ(iteration_text(y[5], names), "iteration 6 of the loop in m");
+  EXPECT_EQ(iteration_text(y[2], names), "iteration 3 of the loop in m");
+  // Calls of the same function with other calls between them, no loop: no
+  // iteration.
+  const auto plain = stream("m(a(y)ba(y))", &names);
+  const auto p = call_places(summarise(plain), entries_of(plain, "y"));
+  EXPECT_EQ(iteration_text(p[1], names), "");
+}
+
 TEST(CallPlaces, EveryEntryGetsThePathAStackWouldGive) {
   // Nested loops and random trees: the skipping walk agrees with a plain
   // stack over the events at every entry.
