@@ -257,6 +257,26 @@ TEST(MpiCheck, TwoRanksWaitingForEachOtherAreADeadlock) {
             "are in MPI_Recv");
 }
 
+TEST(MpiCheck, ASendWhosePartnerIsStillPendingIsNotUnmatched) {
+  // Rank 0's Isend completed; rank 1 posted its Irecv and hangs in the
+  // Waitall after it: the pair matches, and nothing is left over.
+  auto ranks = three_ranks([](RankCalls& r) {
+    if (r.rank == 0) {
+      r.calls.push_back(call(0, "MPI_Isend", {{F::kDest, 1}, {F::kTag, 4}, {F::kComm, 0}}));
+      r.calls.push_back(call(0, "MPI_Waitall", {{F::kRequests, 1}}));
+    }
+    if (r.rank == 1) {
+      r.calls.push_back(call(1, "MPI_Irecv", {{F::kSource, 0}, {F::kTag, 4}, {F::kComm, 0}}));
+      r.calls.push_back(call(1, "MPI_Irecv", {{F::kSource, 2}, {F::kTag, 4}, {F::kComm, 0}}));
+      r.calls.push_back(call(1, "MPI_Waitall", {{F::kRequests, 2}}, true));
+    }
+  });
+  const MpiCheckResult result = check_mpi(ranks);
+  ASSERT_EQ(result.findings.size(), 1u) << result.findings.back().summary;
+  EXPECT_EQ(result.findings[0].summary,
+            "rank 1 waits in MPI_Waitall for ranks 0,2, which have finished");
+}
+
 TEST(MpiCheck, ARankWaitingForAFinishedRankIsBlockedNotDeadlocked) {
   auto ranks = three_ranks([](RankCalls& r) {
     if (r.rank == 2) r.calls.push_back(recv(2, 0, 3, true));
