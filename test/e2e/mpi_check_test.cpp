@@ -187,6 +187,11 @@ TEST_F(MpiCheck, DeadlockCycleInAJobStoppedWithSigterm) {
                                "2. rank 2 waits in MPI_Allreduce (collective 9 on "
                                "MPI_COMM_WORLD) for ranks 0-1, which are in MPI_Recv\n"));
   EXPECT_THAT(r.out, HasSubstr("   rank 1 thread 0: MPI_Recv(source=0, tag=7, "));
+  // trace shows the arguments of the receive that never returned.
+  const RunResult trace =
+      parlot_read({"trace", (tmp_.path() / "deadlock").string(), "--rank", "1"});
+  EXPECT_THAT(trace.out,
+              HasSubstr("      MPI_Recv(source=0, tag=7, bytes=4, comm=0, comm_size=3);\n"));
   std::printf("%s", r.out.c_str());
 }
 
