@@ -120,7 +120,9 @@ static PARLOT_NI void send_record(parlot_mpi_record* r, unsigned kind) {
   parlot_call_attributes(r->fn, r->entry, kind, data, (size_t)(p - data));
 }
 
-PARLOT_NI void parlot_mpi_record_end(parlot_mpi_record* r) { send_record(r, kMpiCallKind); }
+PARLOT_NI void parlot_mpi_record_end(parlot_mpi_record* r) {
+  send_record(r, kMpiCallKind);
+}
 
 PARLOT_NI void parlot_mpi_record_begun(parlot_mpi_record* r) {
   send_record(r, kMpiCallBegunKind);
