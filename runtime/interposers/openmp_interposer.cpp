@@ -11,10 +11,13 @@
 // calling thread's stack: GOMP_parallel and its combined-loop and sections
 // variants return only after the region ended on every thread. No malloc,
 // no lock. Interposed whether libgomp is loaded or not (nothing calls these
-// without it); the next definition is resolved before main, or on first use
-// when libgomp was loaded later. Left as they are: GOMP_parallel_start/_end
-// (the master calls the body itself), GOMP_task (libgomp copies the data),
-// GOMP_parallel_reductions (libgomp reads the data), GOMP_teams.
+// without it); the next definition is resolved at the first call (then
+// libgomp is loaded: the lookup succeeds. A lookup before main would fail
+// in a program without libgomp, and dlerror's message is malloc'ed and
+// freed through the program's malloc, an instrumented one included). Left
+// as they are: GOMP_parallel_start/_end (the master calls the body
+// itself), GOMP_task (libgomp copies the data), GOMP_parallel_reductions
+// (libgomp reads the data), GOMP_teams.
 #include <dlfcn.h>
 
 #include "ignore_hooks.h"
@@ -62,20 +65,6 @@ Fn next(Fn& slot, const char* name) {
   // dlsym may call malloc, which a program may have replaced and instrumented.
   parlot::runtime::IgnoreHooksOnThisThread quiet;
   return parlot::runtime::next_symbol(slot, name);
-}
-
-// Resolved before main where libgomp is already loaded, not in a region.
-[[gnu::constructor(101)]] void resolve_openmp() {
-  next(g_parallel, "GOMP_parallel");
-  next(g_sections, "GOMP_parallel_sections");
-  next(g_loop_static, "GOMP_parallel_loop_static");
-  next(g_loop_dynamic, "GOMP_parallel_loop_dynamic");
-  next(g_loop_guided, "GOMP_parallel_loop_guided");
-  next(g_loop_nonmonotonic_dynamic, "GOMP_parallel_loop_nonmonotonic_dynamic");
-  next(g_loop_nonmonotonic_guided, "GOMP_parallel_loop_nonmonotonic_guided");
-  next(g_loop_runtime, "GOMP_parallel_loop_runtime");
-  next(g_loop_nonmonotonic_runtime, "GOMP_parallel_loop_nonmonotonic_runtime");
-  next(g_loop_maybe_nonmonotonic_runtime, "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
 }
 
 }  // namespace
