@@ -139,6 +139,14 @@ enum class AuxKind : std::uint8_t {
   /// function ID per frame open before that event, outermost first. See
   /// docs/FORMAT.md "Flight windows".
   kRestart = 7,
+  /// Arguments of one MPI call that records results (a receive, a wait),
+  /// written before the call is made (PARLOT_MPI_ARGS=1): data laid out as
+  /// kMpiCall's, without the results; `event_index` = the call's entry
+  /// event. A kMpiCall/kMpiCalls record of the same entry, written when
+  /// the call returns, supersedes it: alone it tells the arguments of a
+  /// call that never returned (a hung receive). See docs/FORMAT.md "Kind
+  /// 6, MPI call begun".
+  kMpiCallBegun = 8,
 };
 
 /// Bytes of a block-checksum record (header and data).

@@ -173,6 +173,14 @@ struct ThreadTraceSummary {
   std::vector<MpiCallArguments> mpi_calls;
   /// The arguments recorded for the entry event `event_index`, or null.
   const MpiCallArguments* mpi_call_at(std::uint64_t event_index) const;
+  /// The arguments MPI calls with results (receives, waits) recorded before
+  /// they were made (side record kind 8), sorted by event index: those
+  /// without an entry in mpi_calls never returned (a hung receive).
+  std::vector<MpiCallArguments> mpi_calls_begun;
+  /// The arguments recorded for the entry event `event_index`: its whole
+  /// record (mpi_call_at), else those recorded before the call (kind 8:
+  /// a call that never returned), or null.
+  const MpiCallArguments* mpi_call_or_begun_at(std::uint64_t event_index) const;
   std::uint64_t payload_bytes = 0;  ///< bytes of all data-block payloads
   /// Event count from the final data block, when the file has one (the
   /// stream was finalised; the trailer may still be missing).

@@ -78,4 +78,12 @@ const MpiCallArguments* ThreadTraceSummary::mpi_call_at(std::uint64_t event_inde
   return it != mpi_calls.end() && it->event_index == event_index ? &*it : nullptr;
 }
 
+const MpiCallArguments* ThreadTraceSummary::mpi_call_or_begun_at(std::uint64_t event_index) const {
+  if (const MpiCallArguments* done = mpi_call_at(event_index)) return done;
+  const auto it = std::lower_bound(
+      mpi_calls_begun.begin(), mpi_calls_begun.end(), event_index,
+      [](const MpiCallArguments& a, std::uint64_t i) { return a.event_index < i; });
+  return it != mpi_calls_begun.end() && it->event_index == event_index ? &*it : nullptr;
+}
+
 }  // namespace parlot

@@ -127,6 +127,11 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
           decode_mpi_call(path, offset + data, h.event_index,
                           std::span<const std::uint8_t>(payload.data() + data, h.data_bytes)));
     }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMpiCallBegun)) {
+      summary.mpi_calls_begun.push_back(
+          decode_mpi_call(path, offset + data, h.event_index,
+                          std::span<const std::uint8_t>(payload.data() + data, h.data_bytes)));
+    }
     if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMpiCalls)) {
       parse_mpi_calls(path, offset + data, h.event_index,
                       std::span<const std::uint8_t>(payload.data() + data, h.data_bytes),
@@ -358,10 +363,11 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
                    [](const Mark& a, const Mark& b) { return a.event_index < b.event_index; });
   // Records are written in call order, a call's after the calls nested in
   // it: order them by entry event.
-  std::stable_sort(summary_.mpi_calls.begin(), summary_.mpi_calls.end(),
-                   [](const MpiCallArguments& a, const MpiCallArguments& b) {
-                     return a.event_index < b.event_index;
-                   });
+  const auto by_entry = [](const MpiCallArguments& a, const MpiCallArguments& b) {
+    return a.event_index < b.event_index;
+  };
+  std::stable_sort(summary_.mpi_calls.begin(), summary_.mpi_calls.end(), by_entry);
+  std::stable_sort(summary_.mpi_calls_begun.begin(), summary_.mpi_calls_begun.end(), by_entry);
 }
 
 bool ThreadEventReader::refresh() {

@@ -1,5 +1,5 @@
 // parlot-read subcommands, one file each (info, trace, stats, export, report,
-// loops, classes, stacks, diff, top, iterations, reduce). Each
+// loops, classes, stacks, diff, top, iterations, reduce, check). Each
 // registers itself on the CLI11 app; its callback runs the command and
 // stores the process exit status: 0 = done, 1 = damaged or unreadable input
 // (the message names the file and offset).
@@ -21,5 +21,7 @@ void add_diff_command(CLI::App& app, int& exit_status);
 void add_top_command(CLI::App& app, int& exit_status);
 void add_iterations_command(CLI::App& app, int& exit_status);
 void add_reduce_command(CLI::App& app, int& exit_status);
+/// `check` stores 3 when it found a problem (main returns it).
+void add_check_command(CLI::App& app, int& exit_status);
 
 }  // namespace parlot::tool

@@ -2,7 +2,7 @@
 // statistics. Exit status: 0 everything shown (a trace still being written
 // and one cut short by a kill included), 2 shown but some input was damaged
 // or unreadable (one summary line on stderr names it), 1 nothing readable,
-// a refused command or a usage error.
+// a refused command or a usage error, 3 `check` found a problem.
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   parlot::tool::add_top_command(app, exit_status);
   parlot::tool::add_iterations_command(app, exit_status);
   parlot::tool::add_reduce_command(app, exit_status);
+  parlot::tool::add_check_command(app, exit_status);
   // `trace` streams its output: a progress bar would cut through it on the
   // same terminal.
   const bool streams_to_terminal =
@@ -59,6 +60,6 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\n", parlot::tool::visible_text(summary.substr(0, summary.size() - 1)));
   }
   // A command's own status is 1 when it refused to run (a too large
-  // export); damage is the log's to tell.
-  return exit_status == 1 ? 1 : damage.exit_status();
+  // export), 3 when `check` found a problem; damage is the log's to tell.
+  return exit_status == 1 || exit_status == 3 ? exit_status : damage.exit_status();
 }

@@ -8,6 +8,16 @@
 
 namespace parlot::tool {
 
+std::optional<std::uint64_t> parsed_rank(const ProcessMetadata& m) {
+  if (m.rank.empty() || m.rank.size() > 18) return std::nullopt;
+  std::uint64_t v = 0;
+  for (const char c : m.rank) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
 int report_damage(const ThreadTraceSummary& s) {
   return DamageLog::get().thread_read(s);
 }

@@ -15,11 +15,20 @@
 
 namespace parlot::tool {
 
+/// The MPI rank of a process's `rank` metadata ("3" -> 3), or nullopt when
+/// it has none or it is not a plain decimal number.
+std::optional<std::uint64_t> parsed_rank(const ProcessMetadata& m);
+
 /// Which processes and threads a command looks at (empty = all).
 struct Selection {
   std::optional<std::uint64_t> pid;
   std::optional<std::uint64_t> tid;
-  bool selects(const ProcessTrace& p) const { return !pid || p.metadata.pid == *pid; }
+  /// Only the processes of this MPI rank (the launcher's rank: a rank's
+  /// fork children and the programs it started record their parent's).
+  std::optional<std::uint64_t> rank = std::nullopt;
+  bool selects(const ProcessTrace& p) const {
+    return (!pid || p.metadata.pid == *pid) && (!rank || parsed_rank(p.metadata) == rank);
+  }
   bool selects(const ThreadTraceSummary& t) const { return !tid || t.tid == *tid; }
 };
 

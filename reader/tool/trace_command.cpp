@@ -90,7 +90,9 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
         }
         if (e.kind == CallEvent::Kind::kEnter) {
           pending = e;
-          pending_mpi = s.mpi_calls.empty() ? nullptr : s.mpi_call_at(index);
+          pending_mpi = s.mpi_calls.empty() && s.mpi_calls_begun.empty()
+                            ? nullptr
+                            : s.mpi_call_or_begun_at(index);
           has_pending = true;
         } else {
           indent(e.depth);
@@ -136,8 +138,9 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
         b.append(head);
         fmt::format_to(std::back_inserter(b), "{},\"kind\":\"{}\"", e.depth,
                        e.kind == CallEvent::Kind::kEnter ? "enter" : "exit");
-        if (e.kind == CallEvent::Kind::kEnter && !s.mpi_calls.empty()) {
-          if (const MpiCallArguments* mpi = s.mpi_call_at(index)) {
+        if (e.kind == CallEvent::Kind::kEnter &&
+            !(s.mpi_calls.empty() && s.mpi_calls_begun.empty())) {
+          if (const MpiCallArguments* mpi = s.mpi_call_or_begun_at(index)) {
             b.append(std::string_view(",\"mpi\":"));
             b.append(mpi_arguments_json(*mpi));
           }
@@ -233,7 +236,8 @@ int run_trace(const TraceOptions& o) {
             processes[i] = open_process_directory(std::move(listing[i]), true);
           }
         }
-        add_promised_events(promised_events(processes, Selection{{}, o.view.selection.tid}, {}));
+        add_promised_events(
+            promised_events(processes, Selection{{}, o.view.selection.tid, {}}, {}));
       })) {
     return 0;
   }

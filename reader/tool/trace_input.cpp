@@ -32,6 +32,7 @@ void add_filter_options(CLI::App* cmd, analysis::FunctionFilter& filter) {
 void add_view_options(CLI::App* cmd, ViewOptions& o) {
   cmd->add_option("--pid", o.selection.pid, "Only this process");
   cmd->add_option("--tid", o.selection.tid, "Only this thread");
+  cmd->add_option("--rank", o.selection.rank, "Only the processes of this MPI rank");
   add_filter_options(cmd, o.filter);
   cmd->add_flag("--mpi", o.filter.mpi,
                 "Keep only MPI calls (MPI_*, mpi_*) and the calls on their call paths");

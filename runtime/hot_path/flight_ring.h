@@ -17,7 +17,7 @@ enum class RingBlock : std::uint64_t {
   kData = 0,  ///< a data block (PBLK): codec bytes
   kSide = 1,  ///< side records (PAUX)
   kRestart =
-      2,  ///< a restart point (PAUX, one kind-6 record): the next data block starts a fresh codec
+      2,  ///< a restart point (PAUX, one kind-7 record): the next data block starts a fresh codec
 };
 
 /// A byte FIFO of whole file blocks (16-byte BlockHeader, then payload)

@@ -23,7 +23,7 @@ static parlot_call_entry_t parlot_call_entry;
 static parlot_call_attributes_t parlot_call_attributes;
 
 /* Side-record kind of MPI calls (format::AuxKind::kMpiCall). */
-enum { kMpiCallKind = 3, kMaxData = 1024 };
+enum { kMpiCallKind = 3, kMpiCallBegunKind = 8, kMaxData = 1024 };
 
 __attribute__((constructor, no_instrument_function)) static void parlot_mpi_args_init(void) {
   const char* v = getenv("PARLOT_MPI_ARGS");
@@ -97,7 +97,8 @@ static PARLOT_NI uint8_t* put_signed(uint8_t* p, int64_t v) {
   return put_varint(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag */
 }
 
-PARLOT_NI void parlot_mpi_record_end(parlot_mpi_record* r) {
+/* Encodes the record and hands it to the runtime as a side record of `kind`. */
+static PARLOT_NI void send_record(parlot_mpi_record* r, unsigned kind) {
   if (r->entry == UINT64_MAX) return;
   /* Worst case: mask 3 bytes, 15 scalars and a list of 20 x 4 varints of
      10 bytes each, plus its count: 3 + 150 + 1 + 800 < kMaxData. */
@@ -116,5 +117,13 @@ PARLOT_NI void parlot_mpi_record_end(parlot_mpi_record* r) {
       p = put_signed(p, r->value[f]);
     }
   }
-  parlot_call_attributes(r->fn, r->entry, kMpiCallKind, data, (size_t)(p - data));
+  parlot_call_attributes(r->fn, r->entry, kind, data, (size_t)(p - data));
+}
+
+PARLOT_NI void parlot_mpi_record_end(parlot_mpi_record* r) {
+  send_record(r, kMpiCallKind);
+}
+
+PARLOT_NI void parlot_mpi_record_begun(parlot_mpi_record* r) {
+  send_record(r, kMpiCallBegunKind);
 }

@@ -56,6 +56,11 @@ void parlot_mpi_record_begin(parlot_mpi_record* r, const void* fn);
 /* Encodes the record and hands it to the runtime, which keeps it if the
    entry event was recorded and `fn`'s frame is still the thread's top one. */
 void parlot_mpi_record_end(parlot_mpi_record* r);
+/* For a call that records results after it returns: hands the arguments
+   known before the call to the runtime as a kind-8 record ("MPI call
+   begun"), so a call that never returns (a hung receive or wait) keeps
+   them. The record stays usable: parlot_mpi_record_end after the call. */
+void parlot_mpi_record_begun(parlot_mpi_record* r);
 
 /* Sets a scalar field. */
 void parlot_mpi_put(parlot_mpi_record* r, enum parlot_mpi_field f, int64_t v);

@@ -528,8 +528,11 @@ void write_c_argument_function(std::ostream& out, const Function& f,
   out << "  parlot_mpi_record_begin(&parlot_rec, (const void*)&" << f.name << ");\n";
   out << c.before;
   // A record with nothing to learn from the call goes out before it, so a
-  // call that never returns (MPI_Abort, a deadlocked MPI_Send) keeps it.
+  // call that never returns (MPI_Abort, a deadlocked MPI_Send) keeps it;
+  // one with results also goes out before it as "begun" (kind 8), so a
+  // receive or wait that never returns keeps its arguments.
   if (c.after.empty()) out << "  parlot_mpi_record_end(&parlot_rec);\n";
+  if (!c.after.empty()) out << "  parlot_mpi_record_begun(&parlot_rec);\n";
   out << "  const int parlot_result = parlot_next_fn(" << argument_list(f) << ");\n";
   if (!c.after.empty()) out << c.after << "  parlot_mpi_record_end(&parlot_rec);\n";
   out << "  return parlot_result;\n}\n";
@@ -598,6 +601,7 @@ void write_fortran_wrapper(std::ostream& out, const Function& f, const std::stri
     out << "  parlot_mpi_record_begin(&parlot_rec, (const void*)&" << f.name << ");\n";
     out << c.before;
     if (c.after.empty()) out << "  parlot_mpi_record_end(&parlot_rec);\n";
+    if (!c.after.empty()) out << "  parlot_mpi_record_begun(&parlot_rec);\n";
     out << "  parlot_next_fn(" << args << ");\n";
     if (!c.after.empty()) out << c.after << "  parlot_mpi_record_end(&parlot_rec);\n";
     out << "}\n";
