@@ -119,6 +119,16 @@ enum class AuxKind : std::uint8_t {
   /// record's header; `event_index`, `reserved0` and `reserved1` are 0 and
   /// `data_bytes` is 4. See docs/FORMAT.md "Kind 5, block checksum".
   kBlockChecksum = 5,
+  /// Call sites of entry events (PARLOT_CALL_SITES, on by default):
+  /// `event_index` = the entry event of the record's first site; data = one
+  /// or more entries, each a LEB128 entry-event delta (from the previous
+  /// entry; the first from `event_index`, so 0) then a zigzag LEB128 delta
+  /// of the call site (the return address the entry hook was handed, a
+  /// run-time address) from the previous entry's (the first from 0). A
+  /// site holds for its entry and for every later entry of the same
+  /// (caller, callee) pair until another site of that pair. See
+  /// docs/FORMAT.md "Kind 6, call sites".
+  kCallSites = 6,
 };
 
 /// Bytes of a block-checksum record (header and data).

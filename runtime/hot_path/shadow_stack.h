@@ -93,6 +93,11 @@ class ShadowStack {
   /// Open frame `i` (0 = the outermost, depth() - 1 = the top).
   const ShadowFrame& frame(std::size_t i) const { return base_[i + 1]; }
   const ShadowStackCounters& counters() const { return counters_; }
+  /// The top frame (the sentinel when nothing is open: its function is
+  /// private storage's address, never a function's).
+  const ShadowFrame& top() const { return *top_; }
+  /// The frame below frame(i): frame(i - 1), or the sentinel for i = 0.
+  const ShadowFrame& below(std::size_t i) const { return base_[i]; }
 
   /// Entry hook for function `fn` with function ID `id`: corrects, pushes,
   /// emits the entry. Returns false (and emits

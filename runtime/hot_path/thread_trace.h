@@ -92,9 +92,12 @@ class ThreadTrace {
   /// when the event extends the encoder's match, encodes it. For hooks that
   /// keep their out-of-line work in tail calls, so that their fast path
   /// saves no registers (issue 12). kPut: then put_entry(id).
+  /// kNotFound also when the call site is not known to be recorded
+  /// already (site_known()): the full path records it.
   [[gnu::always_inline]] inline FastEvent enter_fast(std::uintptr_t fn, std::uintptr_t call_site,
                                                      std::uintptr_t sp, std::uint32_t id) {
-    if (id >= 0x8000 || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+    if (id >= 0x8000 || !site_known(fn, call_site) || !stack_.push_fast(fn, call_site, sp))
+        [[unlikely]]
       return FastEvent::kNotFound;
     return put_fast(id) ? FastEvent::kDone : FastEvent::kPut;
   }
@@ -117,7 +120,7 @@ class ThreadTrace {
   /// any other). Saves the entry the lookup of its ID (issue 12).
   [[gnu::always_inline]] inline bool enter_predicted(std::uintptr_t fn, std::uintptr_t call_site,
                                                      std::uintptr_t sp, std::uint32_t id) {
-    if (!stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+    if (!site_known(fn, call_site) || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
       return false;
     rank_encoder().extend_match(id);
     return true;
@@ -179,6 +182,23 @@ class ThreadTrace {
 
   /// Record filter PARLOT_MAX_DEPTH (ShadowStack::set_record_depth).
   void set_record_depth(std::size_t depth) { stack_.set_record_depth(depth); }
+
+  /// PARLOT_CALL_SITES: `on` (the default) records the call site of entry
+  /// events as side records (docs/FORMAT.md "Kind 6, call sites"); off,
+  /// the entry hooks skip the site table (one load and a branch).
+  void set_call_sites(bool on) { sites_off_ = !on; }
+
+  /// True when a kind-6 record already tells a reader that an entry of
+  /// `fn` called from `call_site` by the top frame's function has that
+  /// site (the site table's slot of the pair holds it), or when call sites
+  /// are off. The entry hooks' fast paths take an entry only then (a few
+  /// loads and compares); otherwise the full path records the site.
+  [[gnu::always_inline]] inline bool site_known(std::uintptr_t fn, std::uintptr_t call_site) const {
+    if (sites_off_) return true;
+    const std::uintptr_t caller = stack_.top().function;
+    const CallSiteSlot& s = sites_[site_slot(caller, fn)];
+    return ((s.caller ^ caller) | (s.callee ^ fn) | (s.site ^ call_site)) == 0;
+  }
 
   /// Writes the bytes encoded so far as a block now (parlot_flush); a
   /// pending LZ match stays in the encoder. Returns 0 or the errno of a
@@ -324,7 +344,12 @@ class ThreadTrace {
  private:
   struct Emitter {
     ThreadTrace* t;
+    /// emit_enter() records the top frame's call site when the site table
+    /// does not show it recorded (false: the caller did, restart_in_child).
+    bool note_sites = true;
+    /// The entry event of the top frame, just pushed.
     [[gnu::always_inline]] inline void emit_enter(std::uint32_t id) {
+      if (note_sites && !t->sites_off_) t->note_site_of_top();
       // Two words in the raw stream. A branch, not an add of the compare:
       // gcc paired that add with the event count into SSE (7 more instructions).
       if (id >= 0x8000) [[unlikely]]
@@ -384,6 +409,43 @@ class ThreadTrace {
   auto clock_sink() {
     return [this](std::uint64_t index, std::uint64_t ns) { add_clock_sample(index, ns); };
   }
+  // One slot of the call-site table: the site last recorded for an entry
+  // of `callee` from `caller` (function addresses; the sentinel's for the
+  // outermost frames). All zero: empty (no function is at address 0).
+  struct CallSiteSlot {
+    std::uintptr_t caller;
+    std::uintptr_t callee;
+    std::uintptr_t site;
+  };
+  // Slots of the table (a power of two): 24 KiB a thread, in its mapping.
+  static constexpr std::size_t kSiteSlots = 1024;
+  // The slot of a (caller, callee) pair. Shifted apart, so that (a, b) and
+  // (b, a) differ; a collision only costs records, never a wrong site.
+  [[gnu::always_inline]] static std::size_t site_slot(std::uintptr_t caller,
+                                                      std::uintptr_t callee) {
+    return ((caller >> 4) ^ (callee >> 2)) & (kSiteSlots - 1);
+  }
+  // note_site() for the top frame (just pushed) and the frame below it.
+  void note_site_of_top() {
+    const ShadowFrame& top = stack_.top();
+    note_site(stack_.below(stack_.depth() - 1), top.function, top.call_site);
+  }
+  // Records the call site of the entry event about to be put (index
+  // events()) of `callee` from `site`, called by the frame `caller`,
+  // unless the table shows it recorded: then the slot holds it. A callee
+  // inlined into its caller is handed the caller's own call site (its hook
+  // runs in the caller's frame): it is recorded as site 0, unknown.
+  [[gnu::always_inline]] inline void note_site(const ShadowFrame& caller, std::uintptr_t callee,
+                                               std::uintptr_t site) {
+    CallSiteSlot& s = sites_[site_slot(caller.function, callee)];
+    if (((s.caller ^ caller.function) | (s.callee ^ callee) | (s.site ^ site)) != 0) [[unlikely]] {
+      s = CallSiteSlot{caller.function, callee, site};
+      add_call_site(events(), site == caller.call_site ? 0 : site);
+    }
+  }
+  // Appends the site of entry event `entry` to the open kind-6 record (a
+  // new one when another record came since). Cold: once per new site.
+  [[gnu::noinline]] void add_call_site(std::uint64_t entry, std::uintptr_t site);
   // Writes the buffered side records as one PAUX block.
   void write_side_records();
   // Adds one MPI call's data to the staged kind-4 record (moved into the
@@ -526,6 +588,14 @@ class ThreadTrace {
   std::uint64_t mpi_first_entry_ = 0;  // entry event of its first call
   std::uint64_t mpi_last_entry_ = 0;   // entry event of its last call
   alignas(8) std::uint8_t mpi_stage_[kMpiStageBytes];
+  // The open kind-6 record (offset of its header in side_, 0 = none), its
+  // last entry event and site (the next entry's deltas start there).
+  std::size_t site_record_ = 0;
+  std::uint64_t last_site_entry_ = 0;
+  std::uintptr_t last_site_ = 0;
+  bool sites_off_ = false;  // PARLOT_CALL_SITES=0
+  // The call-site table (note_site): zero in the fresh mapping.
+  CallSiteSlot sites_[kSiteSlots];
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
   // The thread's last clock read: every event from last_read_next_ on

@@ -79,6 +79,9 @@ Config read_config() {
   if (const char* x = std::getenv("PARLOT_DISCARD"); x != nullptr) {
     c.discard = std::strcmp(x, "0") != 0;
   }
+  if (const char* x = std::getenv("PARLOT_CALL_SITES"); x != nullptr) {
+    c.call_sites = std::strcmp(x, "0") != 0;
+  }
   if (const char* q = std::getenv("PARLOT_QUIET"); q != nullptr) c.quiet = std::strcmp(q, "0") != 0;
   return c;
 }

@@ -58,6 +58,9 @@ struct Config {
   /// only their header and trailer (event and byte counts). The trace
   /// cannot be decoded. Measures Parlot's cost without file I/O.
   bool discard = false;
+  /// PARLOT_CALL_SITES=0 records no call sites (side records of kind 6,
+  /// docs/FORMAT.md); on by default.
+  bool call_sites = true;
   /// PARLOT_QUIET=1 silences the runtime's notices (errors still print).
   bool quiet = false;
 };
