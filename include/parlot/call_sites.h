@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "parlot/trace_reader.h"
 
@@ -22,27 +23,35 @@ class CallSites {
 
   /// The call site (return address, run-time; 0 = unknown) of the entry
   /// event with absolute index `index` into `callee` from `caller`
-  /// (function IDs; caller 0 for an outermost frame). 0 also for an entry
-  /// the runtime recorded with site 0: a function inlined into its caller
-  /// (its hook was handed the caller's own call site). Call it for the
-  /// thread's entry events in stream order (exits are not passed): records
-  /// about an earlier index that was not passed (an exit's, a damaged
-  /// file's) are skipped. Unknown (0) when no record gave the pair a site:
-  /// a trace without call sites, or a frame the runtime found open (a fork
-  /// child's first frames of a trace recorded before sites existed).
+  /// (function IDs; caller 0 for an outermost frame). Feed it the thread's
+  /// events in stream order: every entry through at_entry(), every exit
+  /// through at_exit(). Records about an earlier index that was not an
+  /// entry (a damaged file) are skipped. Unknown (0) when no record gave
+  /// the pair a site (a trace without call sites), and for a callee
+  /// inlined into its caller: its hook was handed the caller's own call
+  /// site (the same site as the caller's entry, another function), not a
+  /// line of the caller.
   std::uint64_t at_entry(std::uint64_t index, std::uint32_t caller, std::uint32_t callee) {
+    std::uint64_t site = 0;
     while (next_ < records_.size() && records_[next_].event_index < index) ++next_;
     const std::uint64_t key = (std::uint64_t{caller} << 32) | callee;
     if (next_ < records_.size() && records_[next_].event_index == index) [[unlikely]] {
       // Several records for one entry (a damaged file): the last one holds.
       while (next_ < records_.size() && records_[next_].event_index == index) ++next_;
-      const std::uint64_t last = records_[next_ - 1].address;
-      by_pair_[key] = last;
-      return last_ = last;
+      site = records_[next_ - 1].address;
+      by_pair_[key] = site;
+    } else if (!records_.empty()) {
+      const auto it = by_pair_.find(key);
+      if (it != by_pair_.end()) site = it->second;
     }
-    if (records_.empty()) return 0;
-    const auto it = by_pair_.find(key);
-    return last_ = it == by_pair_.end() ? 0 : it->second;
+    const bool inlined = site != 0 && !open_.empty() && open_.back() == site && callee != caller;
+    open_.push_back(site);
+    return last_ = inlined ? 0 : site;
+  }
+
+  /// The exit of the innermost open entry.
+  void at_exit() {
+    if (!open_.empty()) open_.pop_back();
   }
 
   /// What the last at_entry() returned (0 before the first).
@@ -56,6 +65,7 @@ class CallSites {
   std::size_t next_ = 0;
   std::uint64_t last_ = 0;
   std::unordered_map<std::uint64_t, std::uint64_t> by_pair_;
+  std::vector<std::uint64_t> open_;  // the recorded site of every open entry
 };
 
 }  // namespace parlot

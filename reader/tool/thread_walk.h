@@ -86,8 +86,13 @@ void walk_thread_indexed(ThreadEventReader& reader, std::uint64_t function_count
         marks.visit_until(index, mark);
       }
       const CallEvent raw = tracker.push(id);
-      if (sites != nullptr && raw.kind == CallEvent::Kind::kEnter) [[unlikely]]
-        sites->at_entry(index, raw.caller_id, raw.function_id);
+      if (sites != nullptr) [[unlikely]] {
+        if (raw.kind == CallEvent::Kind::kEnter) {
+          sites->at_entry(index, raw.caller_id, raw.function_id);
+        } else {
+          sites->at_exit();
+        }
+      }
       if (filter == nullptr) {
         on_event(raw, index);
       } else if (filter->push(raw, out)) {

@@ -90,8 +90,8 @@ class ThreadStream final : public analysis::EventSource {
       ++consumed_;
       c = tracker_.push(batch_[pos_++]);
       // The site of the raw (unfiltered) caller's call.
-      if (sites_ && c.kind == CallEvent::Kind::kEnter) [[unlikely]]
-        sites_->at_entry(consumed_ - 1, c.caller_id, c.function_id);
+      if (sites_) [[unlikely]]
+        track_site(c);
       if (!filtering_ || filter_.push(c, c)) return true;
     }
   }
@@ -162,6 +162,15 @@ class ThreadStream final : public analysis::EventSource {
   void consume_raw(std::size_t n) {
     pos_ += n;
     consumed_ += n;
+  }
+
+  // The site of raw event `c` (the consumed_-th), for last_site().
+  void track_site(const CallEvent& c) {
+    if (c.kind == CallEvent::Kind::kEnter) {
+      sites_->at_entry(consumed_ - 1, c.caller_id, c.function_id);
+    } else {
+      sites_->at_exit();
+    }
   }
 
   ThreadEventReader reader_;

@@ -575,7 +575,7 @@ int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, F
   // its frame was entered from, as in the parent.
   for (std::size_t i = 0; i < stack_.depth() && i < stack_.record_depth(); ++i) {
     const ShadowFrame& f = stack_.frame(i);
-    if (!sites_off_) note_site(stack_.below(i), f.function, f.call_site);
+    if (!sites_off_) note_site(stack_.below(i).function, f.function, f.call_site);
     // Function IDs survive fork: the child's function table holds them all.
     Emitter{this, false}.emit_enter(ids.lookup(f.function));
   }

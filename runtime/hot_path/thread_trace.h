@@ -428,19 +428,17 @@ class ThreadTrace {
   // note_site() for the top frame (just pushed) and the frame below it.
   void note_site_of_top() {
     const ShadowFrame& top = stack_.top();
-    note_site(stack_.below(stack_.depth() - 1), top.function, top.call_site);
+    note_site(stack_.below(stack_.depth() - 1).function, top.function, top.call_site);
   }
   // Records the call site of the entry event about to be put (index
-  // events()) of `callee` from `site`, called by the frame `caller`,
-  // unless the table shows it recorded: then the slot holds it. A callee
-  // inlined into its caller is handed the caller's own call site (its hook
-  // runs in the caller's frame): it is recorded as site 0, unknown.
-  [[gnu::always_inline]] inline void note_site(const ShadowFrame& caller, std::uintptr_t callee,
+  // events()) of `callee` from `site`, called by `caller`, unless the table
+  // shows it recorded: then the slot holds it.
+  [[gnu::always_inline]] inline void note_site(std::uintptr_t caller, std::uintptr_t callee,
                                                std::uintptr_t site) {
-    CallSiteSlot& s = sites_[site_slot(caller.function, callee)];
-    if (((s.caller ^ caller.function) | (s.callee ^ callee) | (s.site ^ site)) != 0) [[unlikely]] {
-      s = CallSiteSlot{caller.function, callee, site};
-      add_call_site(events(), site == caller.call_site ? 0 : site);
+    CallSiteSlot& s = sites_[site_slot(caller, callee)];
+    if (((s.caller ^ caller) | (s.callee ^ callee) | (s.site ^ site)) != 0) [[unlikely]] {
+      s = CallSiteSlot{caller, callee, site};
+      add_call_site(events(), site);
     }
   }
   // Appends the site of entry event `entry` to the open kind-6 record (a

@@ -41,7 +41,8 @@ class ParallelRead : public ::testing::Test {
   void expect_same_as_serial(const std::vector<std::vector<std::string>>& views,
                              const std::vector<int>& ranks) {
     for (const auto& args : views) {
-      const RunResult serial = parlot_read(args);
+      // Call sites shown (where recorded) in both: stacks' partials carry them.
+      const RunResult serial = parlot_read_with_sites(args);
       ASSERT_EQ(serial.exit_status, 0) << args[0] << ": " << serial.err;
       ASSERT_FALSE(serial.out.empty());
       for (const int n : ranks) {
