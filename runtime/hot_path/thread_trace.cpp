@@ -568,14 +568,20 @@ int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, F
   reset_stream(zero_encoder_storage());
   const int err = open_file(dir, thread_index);
   if (err != 0) return err;
-  // A new stream: its reader knows no call site yet.
+  // A new stream: its reader knows no call site yet, and no frame's last
+  // callee.
   std::memset(sites_, 0, sizeof sites_);
+  for (std::size_t i = 0; i <= stack_.depth(); ++i) stack_.below(i).last_child_site = 0;
   // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted
   // their entry, and only they will emit an exit. Each gets the call site
   // its frame was entered from, as in the parent.
   for (std::size_t i = 0; i < stack_.depth() && i < stack_.record_depth(); ++i) {
     const ShadowFrame& f = stack_.frame(i);
-    if (!sites_off_) note_site(stack_.below(i).function, f.function, f.call_site);
+    if (!sites_off_) {
+      ShadowFrame& caller = stack_.below(i);
+      note_site(caller, f.function, f.call_site);
+      caller.last_child_site = f.call_site;
+    }
     // Function IDs survive fork: the child's function table holds them all.
     Emitter{this, false}.emit_enter(ids.lookup(f.function));
   }

@@ -99,7 +99,9 @@ class ThreadTrace {
     if (id >= 0x8000 || !site_known(fn, call_site) || !stack_.push_fast(fn, call_site, sp))
         [[unlikely]]
       return FastEvent::kNotFound;
-    return put_fast(id) ? FastEvent::kDone : FastEvent::kPut;
+    if (!put_fast(id)) return FastEvent::kPut;  // put_entry() then notes the site
+    stack_.below_top().last_child_site = call_site;
+    return FastEvent::kDone;
   }
 
   /// The function ID codec 2's open match predicts for the next event
@@ -122,6 +124,7 @@ class ThreadTrace {
                                                      std::uintptr_t sp, std::uint32_t id) {
     if (!site_known(fn, call_site) || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
       return false;
+    stack_.below_top().last_child_site = call_site;
     rank_encoder().extend_match(id);
     return true;
   }
@@ -189,15 +192,21 @@ class ThreadTrace {
   void set_call_sites(bool on) { sites_off_ = !on; }
 
   /// True when a kind-6 record already tells a reader that an entry of
-  /// `fn` called from `call_site` by the top frame's function has that
-  /// site (the site table's slot of the pair holds it), or when call sites
-  /// are off. The entry hooks' fast paths take an entry only then (a few
-  /// loads and compares); otherwise the full path records the site.
+  /// `fn` called from `call_site` by the top frame has that site (the site
+  /// table's slot of the context holds it), or when call sites are off.
+  /// The context: the top frame's call site (which names the caller, and
+  /// which copy of it when it was inlined elsewhere too), `fn`, and the
+  /// site of the top frame's previous callee (so that f calling g from two
+  /// lines in turn, a divide-and-conquer recursion, costs no record per
+  /// call). The entry
+  /// hooks' fast paths take an entry only then (a few loads and compares);
+  /// otherwise the full path records the site.
   [[gnu::always_inline]] inline bool site_known(std::uintptr_t fn, std::uintptr_t call_site) const {
     if (sites_off_) return true;
-    const std::uintptr_t caller = stack_.top().function;
-    const CallSiteSlot& s = sites_[site_slot(caller, fn)];
-    return ((s.caller ^ caller) | (s.callee ^ fn) | (s.site ^ call_site)) == 0;
+    const ShadowFrame& top = stack_.top();
+    const CallSiteSlot& s = sites_[site_slot(top.call_site, fn, top.last_child_site)];
+    return ((s.caller_site ^ top.call_site) | (s.callee ^ fn) | (s.previous ^ top.last_child_site) |
+            (s.site ^ call_site)) == 0;
   }
 
   /// Writes the bytes encoded so far as a block now (parlot_flush); a
@@ -350,6 +359,7 @@ class ThreadTrace {
     /// The entry event of the top frame, just pushed.
     [[gnu::always_inline]] inline void emit_enter(std::uint32_t id) {
       if (note_sites && !t->sites_off_) t->note_site_of_top();
+
       // Two words in the raw stream. A branch, not an add of the compare:
       // gcc paired that add with the event count into SSE (7 more instructions).
       if (id >= 0x8000) [[unlikely]]
@@ -410,34 +420,46 @@ class ThreadTrace {
     return [this](std::uint64_t index, std::uint64_t ns) { add_clock_sample(index, ns); };
   }
   // One slot of the call-site table: the site last recorded for an entry
-  // of `callee` from `caller` (function addresses; the sentinel's for the
-  // outermost frames). All zero: empty (no function is at address 0).
+  // of `callee` from a caller entered from `caller_site` (0: the outermost
+  // frames) after `previous` (the site of the caller frame's previous
+  // callee, 0: none). All zero: empty (no function is at 0). 32 bytes.
   struct CallSiteSlot {
-    std::uintptr_t caller;
+    std::uintptr_t caller_site;
     std::uintptr_t callee;
+    std::uintptr_t previous;
     std::uintptr_t site;
   };
-  // Slots of the table (a power of two): 24 KiB a thread, in its mapping.
+  // Slots of the table (a power of two): 32 KiB a thread, in its mapping.
   static constexpr std::size_t kSiteSlots = 1024;
-  // The slot of a (caller, callee) pair. Shifted apart, so that (a, b) and
-  // (b, a) differ; a collision only costs records, never a wrong site.
-  [[gnu::always_inline]] static std::size_t site_slot(std::uintptr_t caller,
-                                                      std::uintptr_t callee) {
-    return ((caller >> 4) ^ (callee >> 2)) & (kSiteSlots - 1);
+  // The slot of a context. Multiplicative: a collision only costs records,
+  // never a wrong site, but two contexts of one loop in one slot would
+  // cost two records per iteration.
+  [[gnu::always_inline]] static std::size_t site_slot(std::uintptr_t caller_site,
+                                                      std::uintptr_t callee,
+                                                      std::uintptr_t previous) {
+    return static_cast<std::size_t>(
+        ((caller_site ^ (callee << 1)) * 0x9e3779b97f4a7c15ull + previous) *
+            0xc2b2ae3d27d4eb4full >>
+        54);
   }
-  // note_site() for the top frame (just pushed) and the frame below it.
+  // note_site() for the top frame (just pushed) called by the frame below
+  // it, which then has it as its last callee.
   void note_site_of_top() {
     const ShadowFrame& top = stack_.top();
-    note_site(stack_.below(stack_.depth() - 1).function, top.function, top.call_site);
+    ShadowFrame& caller = stack_.below_top();
+    note_site(caller, top.function, top.call_site);
+    caller.last_child_site = top.call_site;
   }
   // Records the call site of the entry event about to be put (index
-  // events()) of `callee` from `site`, called by `caller`, unless the table
-  // shows it recorded: then the slot holds it.
-  [[gnu::always_inline]] inline void note_site(std::uintptr_t caller, std::uintptr_t callee,
+  // events()) of `callee` from `site`, called by the frame `caller` (its
+  // last_child_site not yet updated), unless the table shows it recorded:
+  // then the slot holds it.
+  [[gnu::always_inline]] inline void note_site(const ShadowFrame& caller, std::uintptr_t callee,
                                                std::uintptr_t site) {
-    CallSiteSlot& s = sites_[site_slot(caller, callee)];
-    if (((s.caller ^ caller) | (s.callee ^ callee) | (s.site ^ site)) != 0) [[unlikely]] {
-      s = CallSiteSlot{caller, callee, site};
+    CallSiteSlot& s = sites_[site_slot(caller.call_site, callee, caller.last_child_site)];
+    if (((s.caller_site ^ caller.call_site) | (s.callee ^ callee) |
+         (s.previous ^ caller.last_child_site) | (s.site ^ site)) != 0) [[unlikely]] {
+      s = CallSiteSlot{caller.call_site, callee, caller.last_child_site, site};
       add_call_site(events(), site);
     }
   }
@@ -593,7 +615,7 @@ class ThreadTrace {
   std::uintptr_t last_site_ = 0;
   bool sites_off_ = false;  // PARLOT_CALL_SITES=0
   // The call-site table (note_site): zero in the fresh mapping.
-  CallSiteSlot sites_[kSiteSlots];
+  alignas(64) CallSiteSlot sites_[kSiteSlots];
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
   // The thread's last clock read: every event from last_read_next_ on

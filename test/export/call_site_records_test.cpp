@@ -65,32 +65,36 @@ TEST(CallSiteRecords, EntriesDecodeToEventsAndAddresses) {
   EXPECT_EQ(sites[3].address, 0x1234u);
 }
 
-TEST(CallSites, EachEntryGetsTheLastSiteOfItsPair) {
-  // main (1) calls f (2) from site 100, then again (no record: still 100),
-  // then g (3) from 300, then f from 200 (the pair moved) twice; g calls f
-  // once without a record ever given to (g, f).
-  const std::vector<CallSite> records{{0, 50}, {1, 100}, {5, 300}, {8, 200}};
+TEST(CallSites, EachEntryGetsTheLastSiteOfItsContext) {
+  // main (1) loops over f() from site 100, then g() (3) from 300; the
+  // context is (caller, callee, site of the caller's previous callee), so
+  // f after g is a context of its own (record at 5), later iterations
+  // need none; then f is called from 200 after g (record at 13), which
+  // makes g's context new too (record at 15); and f calls g, a context no
+  // record ever gave a site.
+  const std::vector<CallSite> records{{0, 50}, {1, 100}, {3, 300}, {5, 100}, {13, 200}, {15, 300}};
   CallSites s(records);
   EXPECT_EQ(s.at_entry(0, 0, 1), 50u);
-  EXPECT_EQ(s.at_entry(1, 1, 2), 100u);
+  for (std::uint64_t i = 1; i <= 9; i += 4) {
+    EXPECT_EQ(s.at_entry(i, 1, 2), 100u) << i;
+    s.at_exit();
+    EXPECT_EQ(s.at_entry(i + 2, 1, 3), 300u) << i;
+    EXPECT_EQ(s.last(), 300u);
+    s.at_exit();
+  }
+  EXPECT_EQ(s.at_entry(13, 1, 2), 200u);
   s.at_exit();
-  EXPECT_EQ(s.at_entry(3, 1, 2), 100u);
-  EXPECT_EQ(s.last(), 100u);
+  EXPECT_EQ(s.at_entry(15, 1, 3), 300u);
   s.at_exit();
-  EXPECT_EQ(s.at_entry(5, 1, 3), 300u);
-  EXPECT_EQ(s.at_entry(6, 3, 2), 0u);
-  s.at_exit();
-  s.at_exit();
-  EXPECT_EQ(s.at_entry(8, 1, 2), 200u);
-  s.at_exit();
-  EXPECT_EQ(s.at_entry(10, 1, 2), 200u);
+  EXPECT_EQ(s.at_entry(17, 1, 2), 200u);
+  EXPECT_EQ(s.at_entry(18, 2, 3), 0u);
 }
 
 TEST(CallSites, AnInlinedCalleeHasNoSiteButARecursionHasItsOwn) {
   // f (2) called from 100 runs the hook of g (3), inlined into it, with
   // f's own site 100: unknown. f called by f from 120, and again by that
   // f from 120: a recursion keeps its site.
-  const std::vector<CallSite> records{{0, 50}, {1, 100}, {2, 100}, {4, 120}};
+  const std::vector<CallSite> records{{0, 50}, {1, 100}, {2, 100}, {4, 120}, {5, 120}};
   CallSites s(records);
   EXPECT_EQ(s.at_entry(0, 0, 1), 50u);
   EXPECT_EQ(s.at_entry(1, 1, 2), 100u);
