@@ -126,7 +126,8 @@ enum class AuxKind : std::uint8_t {
   /// of the call site (the return address the entry hook was handed, a
   /// run-time address) from the previous entry's (the first from 0). A
   /// site holds for its entry and for every later entry of the same
-  /// (caller, callee) pair until another site of that pair. See
+  /// context (the caller entry's site, the callee, the site of the
+  /// caller's previous callee) until another site of that context. See
   /// docs/FORMAT.md "Kind 6, call sites".
   kCallSites = 6,
 };
