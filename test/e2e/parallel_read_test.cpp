@@ -206,7 +206,7 @@ TEST_F(ParallelReadForkTree, DamagedProcessIsReportedOnceAsSerially) {
     // diff reads the directory twice (LEFT and RIGHT): still one report.
     for (const auto& args : std::vector<std::vector<std::string>>{
              {"stats", d}, {"trace", d}, {"loops", d}, {"diff", d, d}}) {
-      const RunResult serial = parlot_read(args);
+      const RunResult serial = parlot_read_with_sites(args);
       EXPECT_EQ(serial.exit_status, 2) << serial.err;
       EXPECT_NE(serial.out, "");
       EXPECT_EQ(count(serial.err, named), 1u) << serial.err;
@@ -255,7 +255,7 @@ TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
     if (offset + 4 > bytes.size()) break;
     for (std::size_t i = offset; i < offset + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
-    serial = parlot_read({"trace", d});
+    serial = parlot_read_with_sites({"trace", d});
     found = serial.exit_status == 2 && !serial.out.empty() &&
             serial.err.find("corrupt event data") != std::string::npos;
   }
