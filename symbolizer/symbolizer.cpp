@@ -606,6 +606,32 @@ SourceLocation Symbolizer::lookup(std::uint64_t address) {
   return loc;
 }
 
+const SourceLine& Symbolizer::source_line(std::uint64_t address) {
+  if (auto it = line_cache_.find(address); it != line_cache_.end()) return it->second;
+  SourceLine out;
+  if (const int index = find_object(address); index >= 0) {
+    const auto entry_index = static_cast<std::size_t>(index);
+    if (open_object(entry_index)) {
+      Object& object = *objects_[entry_objects_[entry_index]];
+      Dwarf_Addr bias = 0;
+      Dwarf_Die* cu_die = find_cu(object.module, object.cus, address, &bias);
+      if (cu_die != nullptr) {
+        if (Dwarf_Line* line = dwarf_getsrc_die(cu_die, address - bias); line != nullptr) {
+          int lineno = 0;
+          const char* file = dwarf_linesrc(line, nullptr, nullptr);
+          if (file != nullptr && dwarf_lineno(line, &lineno) == 0 && lineno > 0) {
+            Dwarf_Attribute attr;
+            const char* comp_dir = dwarf_formstring(dwarf_attr(cu_die, DW_AT_comp_dir, &attr));
+            out.file = join_comp_dir(file, comp_dir);
+            out.line = lineno;
+          }
+        }
+      }
+    }
+  }
+  return line_cache_.emplace(address, std::move(out)).first->second;
+}
+
 const SourceLocation& Symbolizer::resolve(std::uint64_t address) {
   if (auto it = cache_.find(address); it != cache_.end()) return it->second;
   // unordered_map nodes are stable: the reference survives later inserts.

@@ -145,8 +145,19 @@ enum class AuxKind : std::uint8_t {
   /// event. A kMpiCall/kMpiCalls record of the same entry, written when
   /// the call returns, supersedes it: alone it tells the arguments of a
   /// call that never returned (a hung receive). See docs/FORMAT.md "Kind
-  /// 6, MPI call begun".
+  /// 8, MPI call begun".
   kMpiCallBegun = 8,
+  /// Call sites of entry events (PARLOT_CALL_SITES, on by default):
+  /// `event_index` = the entry event of the record's first site; data = one
+  /// or more entries, each a LEB128 entry-event delta (from the previous
+  /// entry; the first from `event_index`, so 0) then a zigzag LEB128 delta
+  /// of the call site (the return address the entry hook was handed, a
+  /// run-time address) from the previous entry's (the first from 0). A
+  /// site holds for its entry and for every later entry of the same
+  /// context (the caller entry's site, the callee, the site of the
+  /// caller's previous callee) until another site of that context. See
+  /// docs/FORMAT.md "Kind 6, call sites".
+  kCallSites = 6,
 };
 
 /// Bytes of a block-checksum record (header and data).

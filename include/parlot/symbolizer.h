@@ -56,6 +56,17 @@ struct SourceLocation {
   bool from_debug_info = false;
 };
 
+/// The source line an instruction address was compiled from (the line
+/// table's row; the innermost inlined call's line when code was inlined).
+struct SourceLine {
+  /// Source file as the line table names it, made absolute with the
+  /// compile unit's DW_AT_comp_dir when relative; empty when unknown (no
+  /// line table for the address).
+  std::string file;
+  /// 1-based line; 0 when unknown.
+  int line = 0;
+};
+
 /// Source language of the code a symbol comes from, as far as naming rules
 /// are concerned (see demangle_symbol()).
 enum class SymbolLanguage {
@@ -128,6 +139,16 @@ class Symbolizer {
   /// std::bad_alloc (and whatever the WarningSink throws).
   const SourceLocation& resolve(std::uint64_t address);
 
+  /// The source line of the instruction at run-time address `address`
+  /// (e.g. a call site: its return address minus one), from the DWARF line
+  /// table of the object holding it (per object, at its load bias).
+  /// Unknown (empty file, line 0) when the address lies in no object of
+  /// the load map or the object has no line table for it; problems with
+  /// the object are warned about as for resolve(). Cached per address; the
+  /// reference stays valid for the Symbolizer's lifetime. Throws nothing
+  /// but std::bad_alloc.
+  const SourceLine& source_line(std::uint64_t address);
+
  private:
   struct Object;  // Per-object state (libdwfl session, indexes); symbolizer.cpp.
 
@@ -153,6 +174,7 @@ class Symbolizer {
   std::vector<std::uint64_t> range_starts_;
   std::vector<int> range_entries_;
   std::unordered_map<std::uint64_t, SourceLocation> cache_;
+  std::unordered_map<std::uint64_t, SourceLine> line_cache_;
 };
 
 }  // namespace parlot

@@ -119,6 +119,16 @@ struct Mark {
   std::string label;
 };
 
+/// The call site of an entry event (side record kind 6, PARLOT_CALL_SITES):
+/// the entry event `event_index` was called from return address `address`
+/// (run-time, in the caller's object; the call instruction ends at
+/// `address`, so `address - 1` lies in it). Holds for later entries of the
+/// same (caller, callee) pair too (CallSites, parlot/call_sites.h).
+struct CallSite {
+  std::uint64_t event_index = 0;
+  std::uint64_t address = 0;
+};
+
 /// Arguments of one MPI call (side record kind 3, PARLOT_MPI_ARGS=1).
 struct MpiCallArguments {
   /// A completed request of a Wait/Test call.
@@ -171,6 +181,11 @@ struct ThreadTraceSummary {
   /// MPI call arguments from the side records, sorted by event index (empty
   /// unless recorded with PARLOT_MPI_ARGS=1).
   std::vector<MpiCallArguments> mpi_calls;
+  /// Call-site records (kind 6) in stream order: the entry events whose
+  /// site a reader could not infer from an earlier entry of the same
+  /// (caller, callee) pair. Empty for traces recorded without call sites
+  /// (PARLOT_CALL_SITES=0, earlier runtimes).
+  std::vector<CallSite> call_sites;
   /// The arguments recorded for the entry event `event_index`, or null.
   const MpiCallArguments* mpi_call_at(std::uint64_t event_index) const;
   /// The arguments MPI calls with results (receives, waits) recorded before

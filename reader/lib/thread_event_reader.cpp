@@ -64,6 +64,39 @@ void parse_mpi_calls(const std::filesystem::path& path, std::uint64_t offset,
   }
 }
 
+/// Parses the data of a kind-6 record (call sites; docs/FORMAT.md "Kind 6,
+/// call sites") at file offset `offset` whose first entry event is
+/// `first_entry`, appending one CallSite per entry to `out`. Entries never
+/// go back in events, within the record or from the last one of `out`.
+/// Throws FormatError naming the file and the offset of the bad entry.
+void parse_call_sites(const std::filesystem::path& path, std::uint64_t offset,
+                      std::uint64_t first_entry, std::span<const std::uint8_t> data,
+                      std::vector<CallSite>& out) {
+  const std::uint8_t* const begin = data.data();
+  const std::uint8_t* const end = begin + data.size();
+  const std::uint8_t* p = begin;
+  if (p == end) throw FormatError(path, offset, "call-site record without a site");
+  std::uint64_t entry = first_entry;
+  std::uint64_t site = 0;
+  while (p < end) {
+    const std::uint64_t at = offset + static_cast<std::uint64_t>(p - begin);
+    std::uint64_t delta = 0, zigzag = 0;
+    if (!read_varint(p, end, delta) || !read_varint(p, end, zigzag)) {
+      throw FormatError(path, at, "call site cut short");
+    }
+    if (delta > ~std::uint64_t{0} - entry) {
+      throw FormatError(path, at, "call site's entry event out of range");
+    }
+    entry += delta;
+    if (!out.empty() && entry < out.back().event_index) {
+      throw FormatError(path, at, "call sites go back in events");
+    }
+    // Modular: the delta from the previous site, wrapping as it was made.
+    site += (zigzag >> 1) ^ (~(zigzag & 1) + 1);
+    out.push_back({entry, site});
+  }
+}
+
 /// Checks the block-checksum record (kind 5) whose header is at payload
 /// byte `at` (file offset `offset` + `at`): it must be the block's last
 /// record, exactly as the runtime writes it, and hold the CRC32C of the
@@ -136,6 +169,11 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
       parse_mpi_calls(path, offset + data, h.event_index,
                       std::span<const std::uint8_t>(payload.data() + data, h.data_bytes),
                       summary.mpi_calls);
+    }
+    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kCallSites)) {
+      parse_call_sites(path, offset + data, h.event_index,
+                       std::span<const std::uint8_t>(payload.data() + data, h.data_bytes),
+                       summary.call_sites);
     }
     if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples)) {
       const std::uint8_t* p = payload.data() + data;

@@ -26,6 +26,9 @@ class FunctionNames {
     return symbolizer_.resolve(address);
   }
 
+  /// The process's symbolizer (call sites' lines: call_site_text()).
+  Symbolizer& symbolizer() { return symbolizer_; }
+
   /// Name as shown in traces: the function name, with "()" added for plain
   /// names (C, Fortran) so every line reads as a call, passed through
   /// visible_text() (control bytes and invalid UTF-8 escaped).

@@ -4,11 +4,13 @@
 // split the process directories and rank 0 merges their stacks.
 #include <fmt/core.h>
 
+#include <map>
+#include <memory>
 #include <optional>
-#include <set>
 
 #include "analysis/partial_results.h"
 #include "analysis/stack_tree.h"
+#include "call_site_text.h"
 #include "commands.h"
 #include "parallel.h"
 #include "reader_team.h"
@@ -22,28 +24,63 @@ struct StacksOptions {
   std::string format = "text";
 };
 
+// An open frame: its function and the call site it was entered from
+// (return address, run-time; 0 = unknown or not shown).
+struct OpenFrame {
+  analysis::FunctionKey function = 0;
+  std::uint64_t site = 0;
+};
+
 // One member's share: each owned thread's id and open stack, then the
-// names of the functions on those stacks.
-std::string stacks_partial(TraceInput& input) {
+// names of the frames on those stacks. A frame with a call site is keyed
+// by its name with the site ("f at a.c:12"), so the tree splits frames of
+// one function called from different lines.
+std::string stacks_partial(TraceInput& input, bool sites) {
   const auto& threads = input.threads();
-  std::vector<std::vector<analysis::FunctionKey>> stacks(threads.size());
+  std::vector<std::vector<OpenFrame>> stacks(threads.size());
   std::vector<char> read(threads.size(), 0);  // 0: damaged, left out
+  input.track_sites(sites);
   parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+    const ProcessFunctions& functions = input.functions(threads[i].process);
     read[i] = input.read_thread(threads[i], [&](ThreadStream& stream) {
-      analysis::OpenStack stack;
-      for (analysis::Event e; stream.next(e);) stack.push(e);
-      stacks[i] = stack.frames();
+      std::vector<OpenFrame>& stack = stacks[i];
+      for (CallEvent c; stream.next_call(c);) {
+        if (c.kind == CallEvent::Kind::kEnter) {
+          stack.push_back({functions.key_of(c.function_id), stream.last_site()});
+        } else if (!stack.empty()) {
+          stack.pop_back();
+        }
+      }
     });
   });
   analysis::StacksPartial out;
   out.status = input.status();
-  std::set<analysis::FunctionKey> keys;
+  std::map<analysis::FunctionKey, std::string> names;
+  // One symbolizer per process with sites on its stacks (serial: a
+  // Symbolizer is not thread-safe).
+  std::map<std::size_t, std::unique_ptr<Symbolizer>> symbolizers;
   for (std::size_t i = 0; i < threads.size(); ++i) {
     if (!read[i]) continue;
-    out.threads.push_back({threads[i].id, std::move(stacks[i])});
-    keys.insert(out.threads.back().stack.begin(), out.threads.back().stack.end());
+    std::vector<analysis::FunctionKey> keys;
+    for (const OpenFrame& f : stacks[i]) {
+      std::string name = input.names().name(f.function);
+      analysis::FunctionKey key = f.function;
+      if (f.site != 0) {
+        auto& s = symbolizers[threads[i].process];
+        if (!s)
+          s = std::make_unique<Symbolizer>(input.processes()[threads[i].process].load_map,
+                                           [](const std::string&) {});  // warned when named
+        if (const std::string site = call_site_text(*s, f.site); !site.empty()) {
+          name = frame_with_site(name, site);
+          key = analysis::function_key(name);
+        }
+      }
+      names.try_emplace(key, std::move(name));
+      keys.push_back(key);
+    }
+    out.threads.push_back({threads[i].id, std::move(keys)});
   }
-  for (const auto key : keys) out.names.emplace_back(key, input.names().name(key));
+  for (auto& [key, name] : names) out.names.emplace_back(key, std::move(name));
   return analysis::write_stacks_partial(out);
 }
 
@@ -52,7 +89,7 @@ int run_stacks(const StacksOptions& o) {
   std::optional<TraceInput> input;
   const auto partials = gather_partials(team, [&] {
     input.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
-    return stacks_partial(*input);
+    return stacks_partial(*input, o.view.sites);
   });
   if (!team.leader()) return 0;
   analysis::StackTree tree;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/filter.h"
+#include "parlot/call_sites.h"
 #include "parlot/call_stack_tracker.h"
 #include "parlot/mark_cursor.h"
 #include "parlot/trace_reader.h"
@@ -72,10 +73,14 @@ std::string describe_crash(const CrashRecord& crash, FunctionNames& names,
 /// callers as filtered), and `on_mark(const Mark&, std::uint32_t depth)` for
 /// each of the thread's marks just before the event it precedes (marks
 /// beyond the last event after it); `depth` = frames open there (filtered).
-/// The filter never drops a mark. Throws FormatError on corrupt data.
+/// The filter never drops a mark. With `sites`, each entry's call site is
+/// tracked before filtering (from its unfiltered caller): during
+/// `on_event` of an entry, sites->last() is its site. Throws FormatError
+/// on corrupt data.
 template <class OnEvent, class OnMark>
 void walk_thread_indexed(ThreadEventReader& reader, std::uint64_t function_count,
-                         OnEvent&& on_event, analysis::FilterStage* filter, OnMark&& on_mark) {
+                         OnEvent&& on_event, analysis::FilterStage* filter, OnMark&& on_mark,
+                         CallSites* sites = nullptr) {
   CallStackTracker tracker(function_count, reader.summary().path);
   MarkCursor marks(reader.summary().marks);
   auto depth = [&] {
@@ -89,9 +94,17 @@ void walk_thread_indexed(ThreadEventReader& reader, std::uint64_t function_count
       if (marks.due(index)) [[unlikely]] {
         marks.visit_until(index, mark);
       }
+      const CallEvent raw = tracker.push(id);
+      if (sites != nullptr) [[unlikely]] {
+        if (raw.kind == CallEvent::Kind::kEnter) {
+          sites->at_entry(index, raw.caller_id, raw.function_id);
+        } else {
+          sites->at_exit();
+        }
+      }
       if (filter == nullptr) {
-        on_event(tracker.push(id), index);
-      } else if (filter->push(tracker.push(id), out)) {
+        on_event(raw, index);
+      } else if (filter->push(raw, out)) {
         on_event(out, index);
       }
       ++index;

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "analysis/indent.h"
+#include "call_site_text.h"
 #include "commands.h"
 #include "export_trace.h"
 #include "function_names.h"
@@ -51,8 +53,11 @@ class Output {
 
 // Text: "name() {" ... "} /* name */", and "name();" for a call with no
 // callee; a mark is a line `@ mark "label"` at the depth where it was made.
+// With `sites`, an entry whose call site is known reads "name() at a.c:12
+// {" (the line its caller called it from).
 void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                       FunctionNames& names, Output& out, analysis::FilterStage* filter) {
+                       FunctionNames& names, Output& out, analysis::FilterStage* filter,
+                       bool sites) {
   const auto& s = reader.summary();
   fmt::format_to(std::back_inserter(out.buf()), "# thread {} (pid {}, thread #{})\n", s.tid, s.pid,
                  s.thread_index);
@@ -65,9 +70,19 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   bool has_pending = false;  // an entry not yet known to be a leaf
   CallEvent pending{};
   const MpiCallArguments* pending_mpi = nullptr;  // the pending entry's MPI arguments
-  // "name()", or "MPI_Send(dest=1, tag=7, ...)" for an entry with MPI arguments.
+  std::uint64_t pending_site = 0;                 // the pending entry's call site
+  std::optional<CallSites> site_of;
+  if (sites && !s.call_sites.empty()) site_of.emplace(s.call_sites);
+  std::unordered_map<std::uint64_t, std::string> site_texts;  // by site
+  // "name()", or "MPI_Send(dest=1, tag=7, ...)" for an entry with MPI
+  // arguments, then its call site when known.
   auto call_text = [&](std::uint32_t id, const MpiCallArguments* mpi) {
-    return mpi == nullptr ? names.display_name(id) : mpi_call_text(names.display_name(id), *mpi);
+    std::string text =
+        mpi == nullptr ? names.display_name(id) : mpi_call_text(names.display_name(id), *mpi);
+    if (pending_site == 0) return text;
+    auto [it, added] = site_texts.try_emplace(pending_site);
+    if (added) it->second = call_site_text(names.symbolizer(), pending_site);
+    return frame_with_site(text, it->second);
   };
   // As `stacks` indents (analysis/indent.h): linear text however deep.
   auto indent = [&](std::uint32_t depth) { analysis::append_indent(out.buf(), depth); };
@@ -93,6 +108,7 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
           pending_mpi = s.mpi_calls.empty() && s.mpi_calls_begun.empty()
                             ? nullptr
                             : s.mpi_call_or_begun_at(index);
+          pending_site = site_of ? site_of->last() : 0;
           has_pending = true;
         } else {
           indent(e.depth);
@@ -105,13 +121,14 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
         auto& b = out.buf();
         if (has_pending) {  // a call with a mark inside is not a leaf
           indent(pending.depth);
-          fmt::format_to(std::back_inserter(b), "{} {{\n", names.display_name(pending.function_id));
+          fmt::format_to(std::back_inserter(b), "{} {{\n", call_text(pending.function_id, nullptr));
           has_pending = false;
         }
         indent(depth);
         fmt::format_to(std::back_inserter(b), "@ mark {}\n", quoted_visible_text(m.label));
         out.maybe_flush();
-      });
+      },
+      site_of ? &*site_of : nullptr);
   if (has_pending) {
     indent(pending.depth);
     fmt::format_to(std::back_inserter(out.buf()), "{} {{\n",
@@ -119,9 +136,14 @@ void print_text_thread(ThreadEventReader& reader, std::uint64_t function_count,
   }
 }
 
+// With `sites`, an entry whose call site is known also has "call_file" and
+// "call_line" (the line its caller called it from).
 void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
-                        FunctionNames& names, Output& out, analysis::FilterStage* filter) {
+                        FunctionNames& names, Output& out, analysis::FilterStage* filter,
+                        bool sites) {
   const auto& s = reader.summary();
+  std::optional<CallSites> site_of;
+  if (sites && !s.call_sites.empty()) site_of.emplace(s.call_sites);
   // Per function, the JSON fields after "kind" are fixed: build them once.
   IdCache<std::string> tail(function_count);
   auto tail_of = [&](std::uint32_t id) -> const std::string& {
@@ -145,6 +167,12 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
             b.append(mpi_arguments_json(*mpi));
           }
         }
+        if (e.kind == CallEvent::Kind::kEnter && site_of && site_of->last() != 0) {
+          if (const SourceLine* line = call_site_line(names.symbolizer(), site_of->last())) {
+            fmt::format_to(std::back_inserter(b), ",\"call_file\":{},\"call_line\":{}",
+                           json_string(line->file), line->line);
+          }
+        }
         b.append(tail_of(e.function_id));
         out.maybe_flush();
       },
@@ -155,7 +183,8 @@ void print_jsonl_thread(ThreadEventReader& reader, std::uint64_t function_count,
         fmt::format_to(std::back_inserter(b), "{},\"kind\":\"mark\",\"index\":{},\"label\":{}}}\n",
                        depth, m.event_index, json_string(m.label));
         out.maybe_flush();
-      });
+      },
+      site_of ? &*site_of : nullptr);
 }
 
 // One process's text (its header, then each selected thread's trace and
@@ -186,12 +215,13 @@ int print_process(const ProcessTrace& process, const TraceOptions& o,
         std::optional<analysis::FilterStage> filter = filter_template;
         analysis::FilterStage* f = filter ? &*filter : nullptr;
         if (o.format == "text") {
-          print_text_thread(reader, process.function_addresses.size(), names, out, f);
+          print_text_thread(reader, process.function_addresses.size(), names, out, f, o.view.sites);
           if (process.crash && process.crash->tid == reader.summary().tid) {
             out.buf().append(describe_crash(*process.crash, names, "# "));
           }
         } else {
-          print_jsonl_thread(reader, process.function_addresses.size(), names, out, f);
+          print_jsonl_thread(reader, process.function_addresses.size(), names, out, f,
+                             o.view.sites);
         }
         status |= report_damage(reader.summary());
       } catch (const FormatError& e) {

@@ -29,6 +29,11 @@ void add_filter_options(CLI::App* cmd, analysis::FunctionFilter& filter) {
                   "Keep only calls at (filtered) depth below N (0: all)");
 }
 
+void add_sites_option(CLI::App* cmd, bool& sites) {
+  cmd->add_flag("--no-sites{false}", sites,
+                "Hide call sites (the file:line each frame was called from; shown when recorded)");
+}
+
 void add_view_options(CLI::App* cmd, ViewOptions& o) {
   cmd->add_option("--pid", o.selection.pid, "Only this process");
   cmd->add_option("--tid", o.selection.tid, "Only this thread");
@@ -37,6 +42,7 @@ void add_view_options(CLI::App* cmd, ViewOptions& o) {
   cmd->add_flag("--mpi", o.filter.mpi,
                 "Keep only MPI calls (MPI_*, mpi_*) and the calls on their call paths");
   cmd->add_option("--jobs,-j", o.jobs, "Decoding threads (0: one per hardware thread)");
+  add_sites_option(cmd, o.sites);
 }
 
 analysis::FunctionKey ProcessFunctions::unknown_key(std::uint32_t id) {
@@ -106,7 +112,7 @@ std::vector<bool> mpi_call_paths(const ProcessTrace& process, FunctionNames& nam
 
 ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
                            const ProcessFunctions& functions, std::uint32_t max_depth,
-                           bool filtering)
+                           bool filtering, bool sites)
     : reader_(file),
       tracker_(function_count, file),
       filter_(functions.keep, max_depth),
@@ -119,6 +125,7 @@ ThreadStream::ThreadStream(const std::filesystem::path& file, std::uint64_t func
   for (const Mark& m : reader_.summary().marks) {
     shown_marks_.push_back({m.event_index, quoted_visible_text(m.label)});
   }
+  if (sites && !reader_.summary().call_sites.empty()) sites_.emplace(reader_.summary().call_sites);
 }
 
 std::span<const CallEvent> ThreadStream::next_calls() {
@@ -297,7 +304,7 @@ std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {
   const ProcessTrace& p = processes_[t.process];
   return std::make_unique<ThreadStream>(t.file, p.function_addresses.size(), functions_[t.process],
                                         options_.filter.max_depth,
-                                        !options_.filter.keeps_everything());
+                                        !options_.filter.keeps_everything(), with_sites_);
 }
 
 std::string TraceInput::label(analysis::ThreadId id) const {

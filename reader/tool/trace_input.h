@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 
 #include "analysis/event.h"
 #include "analysis/filter.h"
+#include "parlot/call_sites.h"
 #include "parlot/call_stack_tracker.h"
 #include "parlot/trace_reader.h"
 #include "thread_walk.h"
@@ -32,13 +34,19 @@ struct ViewOptions {
   Selection selection;
   analysis::FunctionFilter filter;
   unsigned jobs = 0;  ///< decoding threads (0: one per hardware thread)
+  /// Show each frame's call site (file:line); --no-sites hides them.
+  bool sites = true;
 };
 
 /// Adds --include, --exclude, --module and --max-depth, filling `filter`
 /// (the views, export and report: one set of filter options).
 void add_filter_options(CLI::App* cmd, analysis::FunctionFilter& filter);
 
-/// Adds --pid, --tid, the filter options (add_filter_options) and --jobs.
+/// Adds --no-sites (clears `sites`): hide call sites.
+void add_sites_option(CLI::App* cmd, bool& sites);
+
+/// Adds --pid, --tid, the filter options (add_filter_options), --jobs and
+/// --no-sites.
 void add_view_options(CLI::App* cmd, ViewOptions& o);
 
 /// Function key and filter decision of each function ID of one process.
@@ -58,8 +66,10 @@ struct ProcessFunctions {
 /// the analyses see the calls that were open when the program stopped.
 class ThreadStream final : public analysis::EventSource {
  public:
+  /// `sites`: track each entry's call site (last_site()).
   ThreadStream(const std::filesystem::path& file, std::uint64_t function_count,
-               const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering);
+               const ProcessFunctions& functions, std::uint32_t max_depth, bool filtering,
+               bool sites = false);
   bool next(analysis::Event& e) override {
     CallEvent c;
     if (!next_call(c)) return false;
@@ -79,6 +89,9 @@ class ThreadStream final : public analysis::EventSource {
       if (consumed_ == program_events_) return false;
       ++consumed_;
       c = tracker_.push(batch_[pos_++]);
+      // The site of the raw (unfiltered) caller's call.
+      if (sites_) [[unlikely]]
+        track_site(c);
       if (!filtering_ || filter_.push(c, c)) return true;
     }
   }
@@ -124,6 +137,10 @@ class ThreadStream final : public analysis::EventSource {
     }
   }
   const ThreadTraceSummary& summary() const { return reader_.summary(); }
+  /// The call site (return address, run-time; 0 = unknown) of the entry
+  /// next_call() returned last, when the stream was opened with `sites`
+  /// (0 otherwise, and for traces without call sites).
+  std::uint64_t last_site() const { return sites_ ? sites_->last() : 0; }
   /// The thread's marks, labels quoted and escaped (quoted_visible_text).
   std::span<const Mark> marks() const override { return shown_marks_; }
   std::uint64_t last_index() const override { return consumed_ - 1; }
@@ -147,6 +164,15 @@ class ThreadStream final : public analysis::EventSource {
     consumed_ += n;
   }
 
+  // The site of raw event `c` (the consumed_-th), for last_site().
+  void track_site(const CallEvent& c) {
+    if (c.kind == CallEvent::Kind::kEnter) {
+      sites_->at_entry(consumed_ - 1, c.caller_id, c.function_id);
+    } else {
+      sites_->at_exit();
+    }
+  }
+
   ThreadEventReader reader_;
   CallStackTracker tracker_;
   analysis::FilterStage filter_;
@@ -158,6 +184,7 @@ class ThreadStream final : public analysis::EventSource {
   std::uint64_t program_events_ = ~std::uint64_t{0};  // events before the closing exits
   std::vector<CallEvent> calls_;                      // next_calls()' batch
   std::vector<Mark> shown_marks_;
+  std::optional<CallSites> sites_;  // with `sites` and call-site records
 };
 
 class TraceInput {
@@ -210,6 +237,10 @@ class TraceInput {
   /// Whether the run has MPI ranks (else ThreadId::rank is the process's
   /// position in the directory).
   bool ranked() const { return ranked_; }
+  /// Streams open()ed from now on track each entry's call site
+  /// (ThreadStream::last_site; next_call() only). Off by default: it costs
+  /// a hash-map lookup per entry.
+  void track_sites(bool on) { with_sites_ = on; }
   /// 1 if any damage was reported so far (opening, or reported through
   /// finished()), else 0.
   int status() const { return status_; }
@@ -258,6 +289,7 @@ class TraceInput {
   std::deque<Thread> borrowed_;  ///< threads of processes loaded by find_or_load()
   analysis::NameTable names_;
   bool ranked_ = false;
+  bool with_sites_ = false;
   std::vector<std::uint64_t> fork_of_;  // per process, see fork_of()
   int status_ = 0;
   std::mutex lock_;

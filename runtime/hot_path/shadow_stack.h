@@ -35,11 +35,15 @@
 
 namespace parlot::runtime {
 
-/// One open call on the shadow stack (24 bytes).
+/// One open call on the shadow stack (32 bytes).
 struct ShadowFrame {
   std::uintptr_t sp;         ///< stack pointer of the function at its entry hook (bytes)
   std::uintptr_t function;   ///< function address handed to the entry hook
   std::uintptr_t call_site;  ///< call site handed to the entry hook
+  /// Call site of the last recorded entry made from this frame (0: none
+  /// yet; kept by ThreadTrace): the context of its call sites' table
+  /// (ThreadTrace::site_known).
+  std::uintptr_t last_child_site;
 };
 
 /// Counters of the corrections made (events).
@@ -93,6 +97,16 @@ class ShadowStack {
   /// Open frame `i` (0 = the outermost, depth() - 1 = the top).
   const ShadowFrame& frame(std::size_t i) const { return base_[i + 1]; }
   const ShadowStackCounters& counters() const { return counters_; }
+  /// The top frame (the sentinel when nothing is open: its function is
+  /// private storage's address, never a function's).
+  const ShadowFrame& top() const { return *top_; }
+  /// The frame below frame(i): frame(i - 1), or the sentinel for i = 0.
+  const ShadowFrame& below(std::size_t i) const { return base_[i]; }
+
+  /// The frame below frame(i), writable (its last_child_site).
+  ShadowFrame& below(std::size_t i) { return base_[i]; }
+  /// The frame below the top frame (the top's caller), writable.
+  [[gnu::always_inline]] ShadowFrame& below_top() { return top_[-1]; }
 
   /// Entry hook for function `fn` with function ID `id`: corrects, pushes,
   /// emits the entry. Returns false (and emits
@@ -124,7 +138,7 @@ class ShadowStack {
     // compare of the top covers the depth already reached, the capacity and
     // the record depth.
     if (top_holds_callee(fn, call_site, sp) && top_ < fast_top_) [[likely]] {
-      *++top_ = ShadowFrame{sp, fn, call_site};
+      *++top_ = ShadowFrame{sp, fn, call_site, 0};
       return true;
     }
     return false;
@@ -282,7 +296,7 @@ class ShadowStack {
       ++counters_.overflowed;
       return false;
     }
-    *++top_ = ShadowFrame{sp, fn, call_site};
+    *++top_ = ShadowFrame{sp, fn, call_site, 0};
     const std::size_t depth = this->depth();
     if (depth > max_depth_) {
       max_depth_ = depth;
@@ -311,7 +325,7 @@ class ShadowStack {
   // 1, so that an unknown stack, hi = ~0, has one too).
   void update_sentinel() {
     if (base_ != nullptr) {
-      *base_ = ShadowFrame{stack_hi_ - 1, reinterpret_cast<std::uintptr_t>(base_), 0};
+      *base_ = ShadowFrame{stack_hi_ - 1, reinterpret_cast<std::uintptr_t>(base_), 0, 0};
     }
   }
 

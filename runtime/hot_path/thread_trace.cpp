@@ -204,6 +204,7 @@ void ThreadTrace::reset_stream(bool zeroed_storage) {
   last_flush_ns_ = monotonic_ns();
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
+  site_record_ = 0;
   mpi_stage_used_ = 0;
   // The stream's first event is being put (a thread's first hook, a fork
   // child's first event): the first sample is a read at that event.
@@ -340,6 +341,7 @@ void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
     data_bytes = static_cast<std::uint16_t>(data_bytes + n);
     std::memcpy(side_ + side_record_ + 2, &data_bytes, sizeof data_bytes);
   }
+  site_record_ = 0;  // the next call site starts a record of its own
   if (index > last_sample_index_) last_sample_index_ = index;
   if (now > last_sample_ns_) last_sample_ns_ = now;
 }
@@ -363,6 +365,44 @@ void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_inde
   std::memcpy(side_ + side_used_, &h, sizeof h);
   if (n != 0) std::memcpy(side_ + side_used_ + sizeof h, data, n);
   side_used_ += bytes;
+  side_record_ = 0;  // the next clock sample starts a record of its own
+  site_record_ = 0;  // and the next call site
+}
+
+void ThreadTrace::add_call_site(std::uint64_t entry, std::uintptr_t site) {
+  constexpr std::size_t kMaxEntry = 20;  // two varints
+  constexpr std::size_t kMaxData = 0xffff;
+  if (finished_) return;
+  if (site_record_ != 0) {
+    const std::size_t data = side_used_ - site_record_ - sizeof(format::AuxRecordHeader);
+    if (side_used_ + kMaxEntry > kSideBytes || data + kMaxEntry > kMaxData) write_side_records();
+  }
+  if (site_record_ == 0) {
+    if (side_used_ + sizeof(format::AuxRecordHeader) + kMaxEntry > kSideBytes) {
+      write_side_records();
+    }
+    site_record_ = side_used_;
+    format::AuxRecordHeader h{};
+    h.kind = static_cast<std::uint8_t>(format::AuxKind::kCallSites);
+    h.event_index = entry;
+    std::memcpy(side_ + side_used_, &h, sizeof h);
+    side_used_ += sizeof h;
+    last_site_entry_ = entry;
+    last_site_ = 0;
+  }
+  // Entries come in stream order: the event delta is never negative.
+  const auto delta = static_cast<std::int64_t>(site - last_site_);
+  std::uint8_t* p = put_varint(side_ + side_used_, entry - last_site_entry_);
+  p = put_varint(
+      p, (static_cast<std::uint64_t>(delta) << 1) ^ static_cast<std::uint64_t>(delta >> 63));
+  const auto n = static_cast<std::size_t>(p - (side_ + side_used_));
+  side_used_ += n;
+  std::uint16_t data_bytes;
+  std::memcpy(&data_bytes, side_ + site_record_ + 2, sizeof data_bytes);
+  data_bytes = static_cast<std::uint16_t>(data_bytes + n);
+  std::memcpy(side_ + site_record_ + 2, &data_bytes, sizeof data_bytes);
+  last_site_entry_ = entry;
+  last_site_ = site;
   side_record_ = 0;  // the next clock sample starts a record of its own
 }
 
@@ -405,6 +445,7 @@ void ThreadTrace::move_mpi_stage_to_side() {
   std::memcpy(side_ + side_used_ + sizeof h, mpi_stage_, mpi_stage_used_);
   side_used_ += bytes;
   side_record_ = 0;  // the next clock sample starts a record of its own
+  site_record_ = 0;  // and the next call site
   mpi_stage_used_ = 0;
 }
 
@@ -417,6 +458,7 @@ void ThreadTrace::write_side_block(RingBlock what) {
   const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
   side_used_ = sizeof(format::BlockHeader);
   side_record_ = 0;
+  site_record_ = 0;
   if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
   // The block's checksum, its last record (docs/FORMAT.md "Kind 5"): a
   // reader then tells an overwritten clock sample from a real one.
@@ -839,11 +881,22 @@ int ThreadTrace::restart_in_child(const char* dir, std::uint64_t thread_index, F
     err = open_file(dir, thread_index);
   }
   if (err != 0) return err;
+  // A new stream: its reader knows no call site yet, and no frame's last
+  // callee.
+  std::memset(sites_, 0, sizeof sites_);
+  for (std::size_t i = 0; i <= stack_.depth(); ++i) stack_.below(i).last_child_site = 0;
   // Frame i is at depth i + 1: only those within PARLOT_MAX_DEPTH emitted
-  // their entry, and only they will emit an exit.
+  // their entry, and only they will emit an exit. Each gets the call site
+  // its frame was entered from, as in the parent.
   for (std::size_t i = 0; i < stack_.depth() && i < stack_.record_depth(); ++i) {
+    const ShadowFrame& f = stack_.frame(i);
+    if (!sites_off_) {
+      ShadowFrame& caller = stack_.below(i);
+      note_site(caller, f.function, f.call_site);
+      caller.last_child_site = f.call_site;
+    }
     // Function IDs survive fork: the child's function table holds them all.
-    Emitter{this}.emit_enter(ids.lookup(stack_.frame(i).function));
+    Emitter{this, false}.emit_enter(ids.lookup(f.function));
   }
   return 0;
 }

@@ -98,11 +98,16 @@ class ThreadTrace {
   /// when the event extends the encoder's match, encodes it. For hooks that
   /// keep their out-of-line work in tail calls, so that their fast path
   /// saves no registers (issue 12). kPut: then put_entry(id).
+  /// kNotFound also when the call site is not known to be recorded
+  /// already (site_known()): the full path records it.
   [[gnu::always_inline]] inline FastEvent enter_fast(std::uintptr_t fn, std::uintptr_t call_site,
                                                      std::uintptr_t sp, std::uint32_t id) {
-    if (id >= 0x8000 || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+    if (id >= 0x8000 || !site_known(fn, call_site) || !stack_.push_fast(fn, call_site, sp))
+        [[unlikely]]
       return FastEvent::kNotFound;
-    return put_fast(id) ? FastEvent::kDone : FastEvent::kPut;
+    if (!put_fast(id)) return FastEvent::kPut;  // put_entry() then notes the site
+    stack_.below_top().last_child_site = call_site;
+    return FastEvent::kDone;
   }
 
   /// The function ID codec 2's open match predicts for the next event
@@ -123,8 +128,9 @@ class ThreadTrace {
   /// any other). Saves the entry the lookup of its ID (issue 12).
   [[gnu::always_inline]] inline bool enter_predicted(std::uintptr_t fn, std::uintptr_t call_site,
                                                      std::uintptr_t sp, std::uint32_t id) {
-    if (!stack_.push_fast(fn, call_site, sp)) [[unlikely]]
+    if (!site_known(fn, call_site) || !stack_.push_fast(fn, call_site, sp)) [[unlikely]]
       return false;
+    stack_.below_top().last_child_site = call_site;
     rank_encoder().extend_match(id);
     return true;
   }
@@ -185,6 +191,29 @@ class ThreadTrace {
 
   /// Record filter PARLOT_MAX_DEPTH (ShadowStack::set_record_depth).
   void set_record_depth(std::size_t depth) { stack_.set_record_depth(depth); }
+
+  /// PARLOT_CALL_SITES: `on` (the default) records the call site of entry
+  /// events as side records (docs/FORMAT.md "Kind 6, call sites"); off,
+  /// the entry hooks skip the site table (one load and a branch).
+  void set_call_sites(bool on) { sites_off_ = !on; }
+
+  /// True when a kind-6 record already tells a reader that an entry of
+  /// `fn` called from `call_site` by the top frame has that site (the site
+  /// table's slot of the context holds it), or when call sites are off.
+  /// The context: the top frame's call site (which names the caller, and
+  /// which copy of it when it was inlined elsewhere too), `fn`, and the
+  /// site of the top frame's previous callee (so that f calling g from two
+  /// lines in turn, a divide-and-conquer recursion, costs no record per
+  /// call). The entry
+  /// hooks' fast paths take an entry only then (a few loads and compares);
+  /// otherwise the full path records the site.
+  [[gnu::always_inline]] inline bool site_known(std::uintptr_t fn, std::uintptr_t call_site) const {
+    if (sites_off_) return true;
+    const ShadowFrame& top = stack_.top();
+    const CallSiteSlot& s = sites_[site_slot(top.call_site, fn, top.last_child_site)];
+    return ((s.caller_site ^ top.call_site) | (s.callee ^ fn) | (s.previous ^ top.last_child_site) |
+            (s.site ^ call_site)) == 0;
+  }
 
   /// Writes the bytes encoded so far as a block now (parlot_flush); a
   /// pending LZ match stays in the encoder. Returns 0 or the errno of a
@@ -345,7 +374,13 @@ class ThreadTrace {
  private:
   struct Emitter {
     ThreadTrace* t;
+    /// emit_enter() records the top frame's call site when the site table
+    /// does not show it recorded (false: the caller did, restart_in_child).
+    bool note_sites = true;
+    /// The entry event of the top frame, just pushed.
     [[gnu::always_inline]] inline void emit_enter(std::uint32_t id) {
+      if (note_sites && !t->sites_off_) t->note_site_of_top();
+
       // Two words in the raw stream. A branch, not an add of the compare:
       // gcc paired that add with the event count into SSE (7 more instructions).
       if (id >= 0x8000) [[unlikely]]
@@ -417,6 +452,53 @@ class ThreadTrace {
   auto clock_sink() {
     return [this](std::uint64_t index, std::uint64_t ns) { add_clock_sample(index, ns); };
   }
+  // One slot of the call-site table: the site last recorded for an entry
+  // of `callee` from a caller entered from `caller_site` (0: the outermost
+  // frames) after `previous` (the site of the caller frame's previous
+  // callee, 0: none). All zero: empty (no function is at 0). 32 bytes.
+  struct CallSiteSlot {
+    std::uintptr_t caller_site;
+    std::uintptr_t callee;
+    std::uintptr_t previous;
+    std::uintptr_t site;
+  };
+  // Slots of the table (a power of two): 32 KiB a thread, in its mapping.
+  static constexpr std::size_t kSiteSlots = 1024;
+  // The slot of a context. Multiplicative: a collision only costs records,
+  // never a wrong site, but two contexts of one loop in one slot would
+  // cost two records per iteration.
+  [[gnu::always_inline]] static std::size_t site_slot(std::uintptr_t caller_site,
+                                                      std::uintptr_t callee,
+                                                      std::uintptr_t previous) {
+    return static_cast<std::size_t>(
+        ((caller_site ^ (callee << 1)) * 0x9e3779b97f4a7c15ull + previous) *
+            0xc2b2ae3d27d4eb4full >>
+        54);
+  }
+  // note_site() for the top frame (just pushed) called by the frame below
+  // it, which then has it as its last callee.
+  void note_site_of_top() {
+    const ShadowFrame& top = stack_.top();
+    ShadowFrame& caller = stack_.below_top();
+    note_site(caller, top.function, top.call_site);
+    caller.last_child_site = top.call_site;
+  }
+  // Records the call site of the entry event about to be put (index
+  // events()) of `callee` from `site`, called by the frame `caller` (its
+  // last_child_site not yet updated), unless the table shows it recorded:
+  // then the slot holds it.
+  [[gnu::always_inline]] inline void note_site(const ShadowFrame& caller, std::uintptr_t callee,
+                                               std::uintptr_t site) {
+    CallSiteSlot& s = sites_[site_slot(caller.call_site, callee, caller.last_child_site)];
+    if (((s.caller_site ^ caller.call_site) | (s.callee ^ callee) |
+         (s.previous ^ caller.last_child_site) | (s.site ^ site)) != 0) [[unlikely]] {
+      s = CallSiteSlot{caller.call_site, callee, caller.last_child_site, site};
+      add_call_site(events(), site);
+    }
+  }
+  // Appends the site of entry event `entry` to the open kind-6 record (a
+  // new one when another record came since). Cold: once per new site.
+  [[gnu::noinline]] void add_call_site(std::uint64_t entry, std::uintptr_t site);
   // Writes the buffered side records as one PAUX block.
   void write_side_records();
   // Adds one MPI call's data to the staged kind-4 record (moved into the
@@ -560,6 +642,14 @@ class ThreadTrace {
   std::uint64_t mpi_first_entry_ = 0;  // entry event of its first call
   std::uint64_t mpi_last_entry_ = 0;   // entry event of its last call
   alignas(8) std::uint8_t mpi_stage_[kMpiStageBytes];
+  // The open kind-6 record (offset of its header in side_, 0 = none), its
+  // last entry event and site (the next entry's deltas start there).
+  std::size_t site_record_ = 0;
+  std::uint64_t last_site_entry_ = 0;
+  std::uintptr_t last_site_ = 0;
+  bool sites_off_ = false;  // PARLOT_CALL_SITES=0
+  // The call-site table (note_site): zero in the fresh mapping.
+  alignas(64) CallSiteSlot sites_[kSiteSlots];
   std::uint64_t last_sample_index_ = 0;
   std::uint64_t last_sample_ns_ = 0;
   // The thread's last clock read: every event from last_read_next_ on

@@ -108,6 +108,9 @@ Config read_config() {
     std::size_t sig = 0;
     if (parse_size("PARLOT_FLIGHT_SIGNAL", 0, 64, sig)) c.flight_signal = static_cast<int>(sig);
   }
+  if (const char* x = std::getenv("PARLOT_CALL_SITES"); x != nullptr) {
+    c.call_sites = std::strcmp(x, "0") != 0;
+  }
   if (const char* q = std::getenv("PARLOT_QUIET"); q != nullptr) c.quiet = std::strcmp(q, "0") != 0;
   return c;
 }

@@ -75,6 +75,7 @@ ThreadTrace* create_thread_trace() {
                           g_config.flight_bytes, err);
   if (t != nullptr) {
     t->set_record_depth(g_config.record_depth);
+    t->set_call_sites(g_config.call_sites);
     t->set_clock_tolerance_ns(g_config.clock_events == 1 ? 0 : g_config.clock_tolerance_ns);
     link_trace(t);
   } else if (is_process_wide_write_error(err)) {

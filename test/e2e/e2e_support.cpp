@@ -71,6 +71,16 @@ RunResult run_traced(const std::vector<std::string>& argv, const fs::path& trace
 RunResult parlot_read(const std::vector<std::string>& args) {
   std::vector<std::string> argv{PARLOT_READ_PATH};
   argv.insert(argv.end(), args.begin(), args.end());
+  // The call trees these tests compare are without call sites.
+  if (!args.empty() && (args[0] == "trace" || args[0] == "stacks")) {
+    argv.insert(argv.begin() + 2, "--no-sites");
+  }
+  return run(argv);
+}
+
+RunResult parlot_read_with_sites(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{PARLOT_READ_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
   return run(argv);
 }
 

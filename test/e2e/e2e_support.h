@@ -35,8 +35,12 @@ bool have(const std::string& program);
 RunResult run_traced(const std::vector<std::string>& argv, const std::filesystem::path& trace_dir,
                      std::vector<std::string> env = {});
 
-/// Runs parlot-read with `args`.
+/// Runs parlot-read with `args`; `trace` and `stacks` get --no-sites (the
+/// call trees the tests compare leave call sites out).
 RunResult parlot_read(const std::vector<std::string>& args);
+
+/// Runs parlot-read with exactly `args` (call sites shown where recorded).
+RunResult parlot_read_with_sites(const std::vector<std::string>& args);
 
 /// Every thread's events (function IDs, 0 = exit) of a process, by thread index.
 std::vector<std::vector<std::uint32_t>> read_thread_events(const ProcessTrace& process);

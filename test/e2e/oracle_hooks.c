@@ -2,6 +2,10 @@
  * hooks. For each thread it writes every event, uncompressed, as a text line
  * to $PARLOT_ORACLE_DIR/<tid>:
  *   E <object basename>+<hex offset>     entry
+ *   E <function> @ <object basename>+<hex offset>
+ *                                        entry with its call site (the
+ *                                        return address), when
+ *                                        PARLOT_ORACLE_SITES is set
  *   X                                    exit
  *   P / R                                parlot_pause() / parlot_resume()
  * (it defines those two of the user API, include/parlot/parlot.h, so a
@@ -28,16 +32,34 @@ __attribute__((no_instrument_function)) static FILE* oracle_open(void) {
   return fopen(path, "w"); /* flushed by exit(); threads' files stay open */
 }
 
+/* Prints "<object basename>+<hex offset>" of `address`, or "?". */
+__attribute__((no_instrument_function)) static void oracle_where(void* address) {
+  Dl_info info;
+  if (dladdr(address, &info) != 0 && info.dli_fname != NULL) {
+    const char* base = strrchr(info.dli_fname, '/');
+    fprintf(oracle_file, "%s+%lx", base ? base + 1 : info.dli_fname,
+            (unsigned long)((char*)address - (char*)info.dli_fbase));
+  } else {
+    fputs("?", oracle_file);
+  }
+}
+
 __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void* fn, void* site) {
-  (void)site;
+  static int with_sites = -1;
   if (oracle_busy) return;
   oracle_busy = 1;
+  if (with_sites < 0) with_sites = getenv("PARLOT_ORACLE_SITES") != NULL;
   if (oracle_file == NULL) oracle_file = oracle_open();
   Dl_info info;
   if (oracle_file != NULL && dladdr(fn, &info) != 0 && info.dli_fname != NULL) {
     const char* base = strrchr(info.dli_fname, '/');
-    fprintf(oracle_file, "E %s+%lx\n", base ? base + 1 : info.dli_fname,
+    fprintf(oracle_file, "E %s+%lx", base ? base + 1 : info.dli_fname,
             (unsigned long)((char*)fn - (char*)info.dli_fbase));
+    if (with_sites) {
+      fputs(" @ ", oracle_file);
+      oracle_where(site);
+    }
+    fputc('\n', oracle_file);
   }
   oracle_busy = 0;
 }

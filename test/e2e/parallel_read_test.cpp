@@ -41,7 +41,8 @@ class ParallelRead : public ::testing::Test {
   void expect_same_as_serial(const std::vector<std::vector<std::string>>& views,
                              const std::vector<int>& ranks) {
     for (const auto& args : views) {
-      const RunResult serial = parlot_read(args);
+      // Call sites shown (where recorded) in both: stacks' partials carry them.
+      const RunResult serial = parlot_read_with_sites(args);
       ASSERT_EQ(serial.exit_status, 0) << args[0] << ": " << serial.err;
       ASSERT_FALSE(serial.out.empty());
       for (const int n : ranks) {
@@ -205,7 +206,7 @@ TEST_F(ParallelReadForkTree, DamagedProcessIsReportedOnceAsSerially) {
     // diff reads the directory twice (LEFT and RIGHT): still one report.
     for (const auto& args : std::vector<std::vector<std::string>>{
              {"stats", d}, {"trace", d}, {"loops", d}, {"diff", d, d}}) {
-      const RunResult serial = parlot_read(args);
+      const RunResult serial = parlot_read_with_sites(args);
       EXPECT_EQ(serial.exit_status, 2) << serial.err;
       EXPECT_NE(serial.out, "");
       EXPECT_EQ(count(serial.err, named), 1u) << serial.err;
@@ -254,7 +255,7 @@ TEST_F(ParallelReadForkTree, CorruptEventsWhilePrintingEndAsSerially) {
     if (offset + 4 > bytes.size()) break;
     for (std::size_t i = offset; i < offset + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
-    serial = parlot_read({"trace", d});
+    serial = parlot_read_with_sites({"trace", d});
     found = serial.exit_status == 2 && !serial.out.empty() &&
             serial.err.find("corrupt event data") != std::string::npos;
   }

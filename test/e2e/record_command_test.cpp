@@ -125,7 +125,7 @@ TEST(RecordCommand, LibcallsRecordsCallsIntoTheCLibrary) {
       parlot({"record", "-q", "--libcalls", "-d", dir.path().string(), "--", fixture(), "basic"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   // The fixture's main joins its two threads.
-  const RunResult trace = parlot({"trace", dir.path().string()});
+  const RunResult trace = parlot({"trace", "--no-sites", dir.path().string()});
   ASSERT_EQ(trace.exit_status, 0) << trace.err;
   EXPECT_THAT(trace.out, HasSubstr("  } /* recurse() */\n  pthread_join();\n  pthread_join();\n"));
   // Without the option, none.
@@ -152,7 +152,7 @@ TEST(ParlotFrontEnd, OtherSubcommandsAreParlotReads) {
       parlot({"record", "-q", "-d", dir.path().string(), "--", fixture(), "basic"}).exit_status, 0);
   for (const char* command : {"trace", "stats", "info"}) {
     const RunResult via_parlot = parlot({command, dir.path().string()});
-    const RunResult direct = parlot_read({command, dir.path().string()});
+    const RunResult direct = parlot_read_with_sites({command, dir.path().string()});
     EXPECT_EQ(via_parlot.exit_status, 0) << via_parlot.err;
     EXPECT_EQ(via_parlot.out, direct.out) << command;
   }

@@ -48,8 +48,12 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options = 
 RunResult run_traced(const std::vector<std::string>& argv, const std::filesystem::path& trace_dir,
                      RunOptions options = {});
 
-/// Runs parlot-read with `args`.
+/// Runs parlot-read with `args`; `trace` and `stacks` get --no-sites (the
+/// call trees the tests compare leave call sites out).
 RunResult parlot_read(const std::vector<std::string>& args);
+
+/// Runs parlot-read with exactly `args` (call sites shown where recorded).
+RunResult parlot_read_with_sites(const std::vector<std::string>& args);
 
 /// Path of test program `name` built as `variant` (gcc_O0, gcc_O2, clang_O0, clang_O2).
 std::string program(const std::string& name, const std::string& variant);

@@ -95,7 +95,7 @@ readelf -d "$prefix/$libdir/libparlotrt.so" | grep -q 'SONAME.*libparlotrt.so.0'
 
 # The recorded program's trace: the pause hides quiet(); leaf() nests.
 check_trace() {  # check_trace TRACE-DIR
-  parlot trace "$1" >"$work/trace.txt"
+  parlot trace --no-sites "$1" >"$work/trace.txt"
   expect_in "$work/trace.txt" "main() {"
   expect_in "$work/trace.txt" "  branch() {"
   expect_in "$work/trace.txt" "    leaf();"

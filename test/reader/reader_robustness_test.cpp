@@ -275,7 +275,8 @@ TEST_F(ReaderSanity, ToolReadsTheIntactTrace) {
     EXPECT_EQ(r.exit_status, 0) << cmd << "\n" << r.err;
     EXPECT_THAT(r.err, Not(HasSubstr("error"))) << cmd;
   }
-  const RunResult t = run_program({read_tool_path(), "trace", dir.string()}, {}, 20);
+  // The call tree without call sites (--no-sites).
+  const RunResult t = run_program({read_tool_path(), "trace", "--no-sites", dir.string()}, {}, 20);
   EXPECT_THAT(t.out, HasSubstr("recurse() {"));
   EXPECT_THAT(t.out, HasSubstr("worker_main() {"));
   EXPECT_THAT(t.out, HasSubstr("leaf_0();"));
@@ -1472,7 +1473,7 @@ TEST_F(ReaderMissingFiles, NoFunctionTable) {
   EXPECT_EQ(o.kind, Kind::kOk) << o.describe();
   // The tool names functions #N, and says the table of this finished
   // process is missing (damage: exit status 2).
-  const RunResult r = run_program({read_tool_path(), "trace", dir.string()}, {}, 20);
+  const RunResult r = run_program({read_tool_path(), "trace", "--no-sites", dir.string()}, {}, 20);
   EXPECT_TRUE(r.exited);
   EXPECT_EQ(r.exit_status, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr((dir / "functions").string() + ": offset 0: missing"));

@@ -218,6 +218,7 @@ fs::path make_trace(const fs::path& parent, const TraceKind& kind, const std::st
       // No side records: these traces test the block structure and codec
       // of data blocks, at fixed offsets (side records: test/export).
       "PARLOT_CLOCK_EVENTS=0",
+      "PARLOT_CALL_SITES=0",
   };
   if (kind.buffer_kb != 0) env.push_back("PARLOT_BUFFER_KB=" + std::to_string(kind.buffer_kb));
   std::string preload = runtime_path();
