@@ -263,7 +263,7 @@ ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
       throw FormatError(path, 8, "version 6 without the flight-window flag");
     }
     summary_.version = format::kVersion;
-    summary_.flight_window.emplace();
+    summary_.flight_window = ThreadTraceSummary::FlightWindow{};
   }
   if (h.codec > static_cast<std::uint16_t>(format::Codec::kLzRank)) {
     throw FormatError(path, 10, "unknown codec " + std::to_string(h.codec));
