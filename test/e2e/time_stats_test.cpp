@@ -100,7 +100,12 @@ TEST_F(MpiStats, PerRankSplitAndImbalanceEqualWhatTheRanksMeasured) {
                         mine.at("MPI_Finalize");
     EXPECT_NEAR(c["mpi_wait"].get<double>(), wait, bound(wait));
     const double computation = mine.at("imbalanced_work") + mine.at("nap");
-    EXPECT_NEAR(c["computation"].get<double>(), computation, bound(computation));
+    // The trace's computation also holds what the rank did not measure:
+    // its start before main and its exit after MPI_Finalize, which grow
+    // when the 4 ranks are descheduled on a loaded machine (13.5 ms seen
+    // under a parallel ctest on 2 cores). It is never less.
+    EXPECT_GE(c["computation"].get<double>(), computation - bound(computation));
+    EXPECT_LE(c["computation"].get<double>(), computation + bound(computation) + 20e6);
     EXPECT_NEAR(c["mpi_communication"].get<double>(), mine.at("MPI_Send"), bound(0));
     EXPECT_EQ(c["io"], 0);
     work_sum += mine.at("imbalanced_work");

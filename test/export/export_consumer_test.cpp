@@ -334,7 +334,7 @@ TEST_F(ExportConsumers, InvalidUtf8NamesExportToFilesTheirConsumersParse) {
       EXPECT_THAT(p.out, HasSubstr("[31mname"));
       EXPECT_THAT(p.out, Not(HasSubstr("\\377")));
       EXPECT_THAT(p.out, Not(HasSubstr("\\033")));
-      EXPECT_EQ(bytes.find('\xff'), std::string::npos);
+      // (Not the file's raw bytes: a varint, a time or an ID, may hold 0xff.)
       continue;
     }
     EXPECT_TRUE(is_utf8(bytes));
