@@ -20,39 +20,19 @@
 
 #include "errno_keeper.h"
 #include "hot_path/current_trace.h"
+#include "hot_path/leb128.h"
 #include "hot_path/trace_owner.h"
 #include "hot_path/trace_writes.h"
 #include "io/raw_io.h"
+#include "time/monotonic_clock.h"
 
 namespace parlot::runtime {
 namespace {
 
-std::uint64_t clock_ns(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);  // vDSO: no system call
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
-std::uint64_t realtime_ns() {
-  return clock_ns(CLOCK_REALTIME);
-}
-std::uint64_t monotonic_ns() {
-  return clock_ns(CLOCK_MONOTONIC);
-}
 // The tick first, then the clock: the tick seen changed no later than the
 // time read.
 std::uint32_t tick_now() {
   return g_clock_tick.load(std::memory_order_acquire);
-}
-
-// LEB128 varint, at most 10 bytes.
-std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<std::uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<std::uint8_t>(v);
-  return p;
 }
 
 void* map_anonymous(std::size_t bytes) {
@@ -346,139 +326,19 @@ void ThreadTrace::add_clock_sample(std::uint64_t index, std::uint64_t now) {
   if (now > last_sample_ns_) last_sample_ns_ = now;
 }
 
-void ThreadTrace::add_side_record(format::AuxKind kind, std::uint64_t event_index, const void* data,
-                                  std::size_t n) {
-  if (finished_) return;
-  n = std::min(n, kMaxSideData);
-  if (kind == format::AuxKind::kMpiCall) {
-    add_mpi_call(event_index, data, n);
-    return;
-  }
-  const std::size_t bytes = sizeof(format::AuxRecordHeader) + n;
-  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + kMaxSideData <=
-                kSideBytes);
-  if (side_used_ + bytes > kSideBytes) write_side_records();
-  format::AuxRecordHeader h{};
-  h.kind = static_cast<std::uint8_t>(kind);
-  h.data_bytes = static_cast<std::uint16_t>(n);
-  h.event_index = event_index;
-  std::memcpy(side_ + side_used_, &h, sizeof h);
-  if (n != 0) std::memcpy(side_ + side_used_ + sizeof h, data, n);
-  side_used_ += bytes;
-  side_record_ = 0;  // the next clock sample starts a record of its own
-  site_record_ = 0;  // and the next call site
-}
-
-void ThreadTrace::add_call_site(std::uint64_t entry, std::uintptr_t site) {
-  constexpr std::size_t kMaxEntry = 20;  // two varints
-  constexpr std::size_t kMaxData = 0xffff;
-  if (finished_) return;
-  if (site_record_ != 0) {
-    const std::size_t data = side_used_ - site_record_ - sizeof(format::AuxRecordHeader);
-    if (side_used_ + kMaxEntry > kSideBytes || data + kMaxEntry > kMaxData) write_side_records();
-  }
-  if (site_record_ == 0) {
-    if (side_used_ + sizeof(format::AuxRecordHeader) + kMaxEntry > kSideBytes) {
-      write_side_records();
-    }
-    site_record_ = side_used_;
-    format::AuxRecordHeader h{};
-    h.kind = static_cast<std::uint8_t>(format::AuxKind::kCallSites);
-    h.event_index = entry;
-    std::memcpy(side_ + side_used_, &h, sizeof h);
-    side_used_ += sizeof h;
-    last_site_entry_ = entry;
-    last_site_ = 0;
-  }
-  // Entries come in stream order: the event delta is never negative.
-  const auto delta = static_cast<std::int64_t>(site - last_site_);
-  std::uint8_t* p = put_varint(side_ + side_used_, entry - last_site_entry_);
-  p = put_varint(
-      p, (static_cast<std::uint64_t>(delta) << 1) ^ static_cast<std::uint64_t>(delta >> 63));
-  const auto n = static_cast<std::size_t>(p - (side_ + side_used_));
-  side_used_ += n;
-  std::uint16_t data_bytes;
-  std::memcpy(&data_bytes, side_ + site_record_ + 2, sizeof data_bytes);
-  data_bytes = static_cast<std::uint16_t>(data_bytes + n);
-  std::memcpy(side_ + site_record_ + 2, &data_bytes, sizeof data_bytes);
-  last_site_entry_ = entry;
-  last_site_ = site;
-  side_record_ = 0;  // the next clock sample starts a record of its own
-}
-
-void ThreadTrace::add_mpi_call(std::uint64_t entry, const void* data, std::size_t n) {
-  static_assert(sizeof(format::BlockHeader) + sizeof(format::AuxRecordHeader) + kMpiStageBytes <=
-                    kSideBytes &&
-                kMpiStageBytes <= 0xffff && 20 + kMaxSideData <= kMpiStageBytes);
-  // Framing: zigzag delta of the entry event from the previous call's (a
-  // call's record may follow those of calls nested in it), then the count.
-  std::uint8_t framing[20];
-  auto frame = [&]() {
-    const std::uint64_t from = mpi_stage_used_ == 0 ? entry : mpi_last_entry_;
-    const auto delta = static_cast<std::int64_t>(entry - from);
-    std::uint8_t* p = put_varint(framing, (static_cast<std::uint64_t>(delta) << 1) ^
-                                              static_cast<std::uint64_t>(delta >> 63));
-    p = put_varint(p, n);
-    return static_cast<std::size_t>(p - framing);
-  };
-  std::size_t f = frame();
-  if (mpi_stage_used_ + f + n > kMpiStageBytes) {
-    move_mpi_stage_to_side();
-    f = frame();
-  }
-  if (mpi_stage_used_ == 0) mpi_first_entry_ = entry;
-  std::memcpy(mpi_stage_ + mpi_stage_used_, framing, f);
-  if (n != 0) std::memcpy(mpi_stage_ + mpi_stage_used_ + f, data, n);
-  mpi_stage_used_ += f + n;
-  mpi_last_entry_ = entry;
-}
-
-void ThreadTrace::move_mpi_stage_to_side() {
-  if (mpi_stage_used_ == 0) return;
-  const std::size_t bytes = sizeof(format::AuxRecordHeader) + mpi_stage_used_;
-  if (side_used_ + bytes > kSideBytes) write_side_block();
-  format::AuxRecordHeader h{};
-  h.kind = static_cast<std::uint8_t>(format::AuxKind::kMpiCalls);
-  h.data_bytes = static_cast<std::uint16_t>(mpi_stage_used_);
-  h.event_index = mpi_first_entry_;
-  std::memcpy(side_ + side_used_, &h, sizeof h);
-  std::memcpy(side_ + side_used_ + sizeof h, mpi_stage_, mpi_stage_used_);
-  side_used_ += bytes;
-  side_record_ = 0;  // the next clock sample starts a record of its own
-  site_record_ = 0;  // and the next call site
-  mpi_stage_used_ = 0;
-}
-
-void ThreadTrace::write_side_records() {
-  move_mpi_stage_to_side();
-  write_side_block();
-}
-
-void ThreadTrace::write_side_block(RingBlock what) {
-  const std::size_t payload = side_used_ - sizeof(format::BlockHeader);
-  side_used_ = sizeof(format::BlockHeader);
-  side_record_ = 0;
-  site_record_ = 0;
-  if (payload == 0 || finished_ || write_error_ != 0 || discard_) return;
-  // The block's checksum, its last record (docs/FORMAT.md "Kind 5"): a
-  // reader then tells an overwritten clock sample from a real one.
-  format::AuxRecordHeader c{};
-  c.kind = static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum);
-  c.data_bytes = sizeof(std::uint32_t);
-  const std::uint32_t crc = crc32c::of(side_ + sizeof(format::BlockHeader), payload);
-  std::uint8_t* const end = side_ + sizeof(format::BlockHeader) + payload;
-  std::memcpy(end, &c, sizeof c);
-  std::memcpy(end + sizeof c, &crc, sizeof crc);
-  const std::size_t block_payload = payload + format::kBlockChecksumRecordBytes;
-  format::BlockHeader h{format::kAuxBlockMagic, static_cast<std::uint32_t>(block_payload),
-                        sequence_++};
-  std::memcpy(side_, &h, sizeof h);
-  if (flight()) {
-    ring_.push(h, what, side_ + sizeof h, block_payload);
-    return;
-  }
-  const ErrnoKeeper keep_errno;  // inside hooks: clock samples, MPI calls
-  if (append(side_, sizeof h + block_payload) != 0) report_thread_failure(*this);
+format::TraceFileHeader ThreadTrace::file_header(std::uint16_t version, std::uint64_t start_ns,
+                                                 std::uint32_t flags) const {
+  format::TraceFileHeader h{};
+  std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
+  h.version = version;
+  h.codec = static_cast<std::uint16_t>(codec_);
+  h.header_bytes = sizeof h;
+  h.tid = tid_;
+  h.pid = pid_;
+  h.start_ns = start_ns;
+  h.thread_index = thread_index_;
+  h.flags = flags;
+  return h;
 }
 
 int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
@@ -489,16 +349,10 @@ int ThreadTrace::open_file(const char* dir, std::uint64_t thread_index) {
   TextBuilder n(name, sizeof name);
   n.str("thread-").u64(thread_index).ch('-').u64(tid_).str(".trace");
   if (!join_path(path_, sizeof path_, dir, n.c_str())) return ENAMETOOLONG;
-  format::TraceFileHeader h{};
-  std::memcpy(h.magic, format::kTraceMagic, sizeof h.magic);
-  h.version = format::kVersion;
-  h.codec = static_cast<std::uint16_t>(codec_);
-  h.header_bytes = sizeof h;
-  h.tid = tid_;
-  h.pid = pid_;
-  h.start_ns = realtime_ns();
-  h.thread_index = thread_index;
-  h.flags = format::kTraceFlagAuxChecksums;  // write_side_block() checksums every PAUX block
+  thread_index_ = thread_index;
+  // write_side_block() checksums every PAUX block.
+  const format::TraceFileHeader h =
+      file_header(format::kVersion, realtime_ns(), format::kTraceFlagAuxChecksums);
   const int err = create_trace_file(path_, &h, sizeof h, file_id_);
   if (err == 0) {
     finished_ = false;
@@ -633,231 +487,6 @@ int ThreadTrace::finish() {
   int err = write_error_;
   if (err == 0) err = append(p, total);
   finished_ = true;
-  return err;
-}
-
-void ThreadTrace::flight_restart(std::uint32_t v) {
-  // Inside put(): events() counts the event being put, the new block's
-  // first. Its frames open before it: an entry's own frame is on top of
-  // the shadow stack already; an exit's frame was just popped and is
-  // still in the stack's storage, just above the top.
-  const std::uint64_t index = events() - 1;
-  const std::size_t depth = stack_.depth();
-  const std::size_t frames = v != 0 ? (depth == 0 ? 0 : depth - 1) : depth + 1;
-  if (kHeader + sizeof(format::AuxRecordHeader) + sizeof(std::uint64_t) + 4 * frames > kSideBytes) {
-    return;  // too deep for one record: this block carries the codec state on
-  }
-  const ErrnoKeeper keep_errno;  // inside a hook: madvise below
-  rank_encoder().flush();        // the block (whole segments) to the ring
-  write_side_records();
-  const codec::OutputWindow w{block_ + kHeader, block_ + block_bytes_};
-  if (zero_encoder_storage()) {
-    new (encoder_) RankEncoder(*this, w, codec::ZeroedStorage{});
-  } else {
-    new (encoder_) RankEncoder(*this, w);
-  }
-  push_restart(index, frames);
-}
-
-void ThreadTrace::push_restart(std::uint64_t index, std::size_t frames) {
-  // The side buffer holds no record here (it was just written), so the
-  // restart record is a block of its own.
-  write_side_records();
-  format::AuxRecordHeader h{};
-  h.kind = static_cast<std::uint8_t>(format::AuxKind::kRestart);
-  h.data_bytes = static_cast<std::uint16_t>(sizeof(std::uint64_t) + 4 * frames);
-  h.event_index = index;
-  std::uint8_t* p = side_ + side_used_;
-  std::memcpy(p, &h, sizeof h);
-  p += sizeof h;
-  std::memcpy(p, &index, sizeof index);  // events recorded before it
-  p += sizeof index;
-  for (std::size_t i = 0; i < frames; ++i) {
-    const std::uint32_t id = g_function_ids.lookup(stack_.frame(i).function);
-    std::memcpy(p, &id, sizeof id);
-    p += sizeof id;
-  }
-  side_used_ = static_cast<std::size_t>(p - side_);
-  write_side_block(RingBlock::kRestart);
-}
-
-namespace {
-
-// Reads a LEB128 varint at `p` (before `end`); false when cut short.
-bool get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
-  v = 0;
-  for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
-    const std::uint8_t b = *p++;
-    v |= std::uint64_t{b & 0x7fu} << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-// Copies the side records of a PAUX payload `in` (`n` bytes, ended by its
-// checksum record) to `out` for a window whose first restart point was
-// event `first` and that starts with `synthesized` entries: event index i
-// becomes max(i, first) - first + synthesized (a clock sample about an
-// event before the window is placed at its first event, so indices still
-// never go back), and a checksum record computed anew ends them. Returns
-// the bytes written (never more than `n`).
-std::size_t rebase_side_records(const std::uint8_t* in, std::size_t n, std::uint8_t* out,
-                                std::uint64_t first, std::uint64_t synthesized) {
-  const auto rebase = [&](std::uint64_t i) {
-    return (i < first ? first : i) - first + synthesized;
-  };
-  std::size_t at = 0;
-  std::size_t o = 0;
-  while (at + sizeof(format::AuxRecordHeader) <= n) {
-    format::AuxRecordHeader h;
-    std::memcpy(&h, in + at, sizeof h);
-    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum) ||
-        at + sizeof h + h.data_bytes > n) {
-      break;
-    }
-    const std::uint8_t* data = in + at + sizeof h;
-    at += sizeof h + h.data_bytes;
-    if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kClockSamples) &&
-        h.event_index < first && h.data_bytes >= sizeof(std::uint64_t)) {
-      // Re-encoded with every index rebased: the deltas only shrink.
-      std::uint8_t* const rec = out + o;
-      std::uint8_t* q = rec + sizeof h + sizeof(std::uint64_t);
-      std::memcpy(rec + sizeof h, data, sizeof(std::uint64_t));
-      const std::uint8_t* p = data + sizeof(std::uint64_t);
-      const std::uint8_t* const end = data + h.data_bytes;
-      std::uint64_t index = h.event_index;
-      std::uint64_t last = rebase(index);
-      std::uint64_t di = 0;
-      std::uint64_t dt = 0;
-      while (p < end && get_varint(p, end, di) && get_varint(p, end, dt)) {
-        index += di;
-        const std::uint64_t now = rebase(index);
-        q = put_varint(q, now - last);
-        q = put_varint(q, dt);
-        last = now;
-      }
-      h.event_index = rebase(h.event_index);
-      h.data_bytes = static_cast<std::uint16_t>(q - rec - sizeof h);
-      std::memcpy(rec, &h, sizeof h);
-      o = static_cast<std::size_t>(q - out);
-      continue;
-    }
-    h.event_index = rebase(h.event_index);
-    std::memcpy(out + o, &h, sizeof h);
-    std::memcpy(out + o + sizeof h, data, h.data_bytes);
-    o += sizeof h + h.data_bytes;
-  }
-  format::AuxRecordHeader c{};
-  c.kind = static_cast<std::uint8_t>(format::AuxKind::kBlockChecksum);
-  c.data_bytes = sizeof(std::uint32_t);
-  const std::uint32_t crc = crc32c::of(out, o);
-  std::memcpy(out + o, &c, sizeof c);
-  std::memcpy(out + o + sizeof c, &crc, sizeof crc);
-  return o + format::kBlockChecksumRecordBytes;
-}
-
-}  // namespace
-
-int ThreadTrace::write_flight_window(const char* dir) {
-  if (!flight()) return 0;
-  if (!finished_) {
-    // Held out of its hooks: what the encoder holds goes to the ring (its
-    // codec state carries on), with the clock samples read so far.
-    rank_encoder().flush();
-    commit_clock_samples();
-    write_side_records();
-  }
-  return write_flight_file(dir);
-}
-
-int ThreadTrace::write_flight_file(const char* dir) {
-  // The window starts at the oldest restart point left in the ring.
-  FlightRing::Position first = 0;
-  while (first < ring_.used() &&
-         ring_.header_at(first).sequence != static_cast<std::uint64_t>(RingBlock::kRestart)) {
-    first = ring_.next(first);
-  }
-  const std::uint64_t events = this->events();
-  std::uint64_t before = events;  // events recorded before the window
-  std::uint64_t synthesized = 0;  // frames open at its start
-  if (first < ring_.used()) {
-    format::AuxRecordHeader r{};
-    ring_.copy_payload(first, 0, &r, sizeof r);
-    before = r.event_index;
-    synthesized = (r.data_bytes - sizeof(std::uint64_t)) / 4;
-  }
-  const std::uint64_t total = synthesized + (events - before);
-  char name[96];
-  TextBuilder nb(name, sizeof name);
-  nb.str("thread-").u64(thread_index_).ch('-').u64(tid_).str(".trace");
-  char path[1280];
-  if (!join_path(path, sizeof path, dir, nb.c_str())) return ENAMETOOLONG;
-  const int fd = open_trace_file(path, O_WRONLY | O_CREAT | O_EXCL);
-  if (fd < 0) return -fd;
-  format::TraceFileHeader fh{};
-  std::memcpy(fh.magic, format::kTraceMagic, sizeof fh.magic);
-  fh.version = format::kFlightVersion;
-  fh.codec = static_cast<std::uint16_t>(codec_);
-  fh.header_bytes = sizeof fh;
-  fh.tid = tid_;
-  fh.pid = pid_;
-  fh.start_ns = start_ns_;
-  fh.thread_index = thread_index_;
-  fh.flags = format::kTraceFlagAuxChecksums | format::kTraceFlagFlightWindow;
-  int err = write_all(fd, &fh, sizeof fh);
-  std::uint64_t sequence = 0;
-  std::uint64_t payload_bytes = 0;
-  alignas(8) std::uint8_t side[kSideBytes + format::kBlockChecksumRecordBytes];
-  alignas(8) std::uint8_t rebased[kSideBytes + format::kBlockChecksumRecordBytes];
-  for (FlightRing::Position p = first; err == 0 && p < ring_.used(); p = ring_.next(p)) {
-    format::BlockHeader h = ring_.header_at(p);
-    const bool data = h.sequence == static_cast<std::uint64_t>(RingBlock::kData);
-    h.sequence = sequence++;
-    if (data) {
-      const std::uint8_t* a;
-      const std::uint8_t* b;
-      std::size_t an;
-      std::size_t bn;
-      ring_.payload_pieces(p, &a, &an, &b, &bn);
-      payload_bytes += h.payload_bytes;
-      err = write_all(fd, &h, sizeof h);
-      if (err == 0) err = write_all(fd, a, an);
-      if (err == 0 && bn != 0) err = write_all(fd, b, bn);
-      continue;
-    }
-    if (h.payload_bytes > sizeof side) {  // not one of ours: never happens
-      --sequence;
-      continue;
-    }
-    ring_.copy_payload(p, 0, side, h.payload_bytes);
-    h.payload_bytes = static_cast<std::uint32_t>(
-        rebase_side_records(side, h.payload_bytes, rebased, before, synthesized));
-    err = write_all(fd, &h, sizeof h);
-    if (err == 0) err = write_all(fd, rebased, h.payload_bytes);
-  }
-  // The final block holds only the count; the trailer follows.
-  struct {
-    format::BlockHeader fin;
-    std::uint64_t count;
-    format::BlockHeader end;
-    format::TrailerPayload tp;
-  } __attribute__((packed)) tail{};
-  tail.fin = {format::kFinalBlockMagic, sizeof(std::uint64_t), sequence++};
-  tail.count = total;
-  payload_bytes += sizeof(std::uint64_t);
-  tail.end = {format::kTrailerMagic, sizeof(format::TrailerPayload), sequence++};
-  const auto& c = stack_.counters();
-  tail.tp.events = total;
-  tail.tp.raw_bytes = 2 * total;
-  tail.tp.payload_bytes = payload_bytes;
-  tail.tp.end_ns = realtime_ns();
-  tail.tp.dropped_events = dropped_events + c.overflowed;
-  tail.tp.corrected_exits = c.corrected_exits;
-  tail.tp.unmatched_exits = c.unmatched_exits;
-  tail.tp.closed_at_end = finished_ ? closed_at_end_ : 0;
-  tail.tp.max_depth = stack_.max_depth();
-  if (err == 0) err = write_all(fd, &tail, sizeof tail);
-  close(fd);
   return err;
 }
 

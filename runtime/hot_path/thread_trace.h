@@ -425,6 +425,11 @@ class ThreadTrace {
   void push_restart(std::uint64_t index, std::size_t frames);
   // Writes the ring from its oldest restart point into a new file in `dir`.
   int write_flight_file(const char* dir);
+  // The thread file's header: `version` (format::kVersion or
+  // kFlightVersion), start time `start_ns` (ns since the epoch), `flags`
+  // (format::kTraceFlag*), with this thread's codec, tid, pid and index.
+  format::TraceFileHeader file_header(std::uint16_t version, std::uint64_t start_ns,
+                                      std::uint32_t flags) const;
   // The first event after the clock tick changed (or force_clock_read()):
   // a clock read for the event being put.
   [[gnu::noinline]] void on_clock_tick();

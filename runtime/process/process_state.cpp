@@ -39,13 +39,6 @@ constinit thread_local ThreadState tls_state __attribute__((tls_model("initial-e
 constinit thread_local ThreadTrace* tls_forked_trace __attribute__((tls_model("initial-exec"))) =
     nullptr;
 
-std::uint64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 void log_error(const char* what, const char* path, int error) {
   char buf[1400];
   TextBuilder msg(buf, sizeof buf);

@@ -15,6 +15,7 @@
 
 #include "io/object_table.h"
 #include "process/config.h"
+#include "time/monotonic_clock.h"
 
 namespace parlot::runtime {
 
@@ -63,9 +64,6 @@ extern constinit thread_local ThreadState tls_state __attribute__((tls_model("in
 /// next event. initial-exec TLS.
 extern constinit thread_local ThreadTrace* tls_forked_trace
     __attribute__((tls_model("initial-exec")));
-
-/// CLOCK_REALTIME in nanoseconds.
-std::uint64_t realtime_ns();
 
 /// Prints one line on stderr: `what`, then `path` quoted (unless nullptr),
 /// then errno `error` described, then that tracing is off.
