@@ -121,17 +121,24 @@ TEST_F(MpiCheck, ACorrectProgramHasNoFindingAndTraceSelectsByRank) {
   EXPECT_THAT(trace.out, HasSubstr(" rank 1 "));
   EXPECT_THAT(trace.out, Not(HasSubstr(" rank 0 ")));
   EXPECT_THAT(trace.out, Not(HasSubstr(" rank 2 ")));
-  EXPECT_THAT(trace.out, HasSubstr("MPI_Reduce(bytes=8, comm=0, comm_size=3, root=0);"));
+  EXPECT_THAT(trace.out,
+              HasSubstr("MPI_Reduce(bytes=8, comm=0, comm_size=3, root=0, op=MPI_SUM);"));
 }
 
 TEST_F(MpiCheck, WrongRootNamesTheRankTheCallAndTheIteration) {
   const RunResult r = check("wrong-root");
   EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Reduce with root=1 where ranks 0,2 have "
-                               "root=0 (collective 8 on MPI_COMM_WORLD)\n"));
+                               "root=0 (collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce at "
+                               "mpi_check_fixture.c:41, iteration 4 of the loop in main]\n"));
   EXPECT_THAT(r.out, HasSubstr("   rank 1 thread 0: MPI_Reduce(bytes=8, comm=0, comm_size=3, "
-                               "root=1) at main > step > reduce_step > MPI_Reduce, iteration 4 "
-                               "of the loop in main\n"));
+                               "root=1, op=MPI_SUM) at main > step > reduce_step > MPI_Reduce at "
+                               "mpi_check_fixture.c:41, iteration 4 of the loop in main\n"));
+  // --no-sites: the location without them.
+  const RunResult bare =
+      parlot_read({"check", (tmp_.path() / "wrong-root").string(), "--no-sites"});
+  EXPECT_THAT(bare.out, HasSubstr("(collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce, "
+                                  "iteration 4 of the loop in main]\n"));
   std::printf("%s", r.out.c_str());
 }
 
@@ -147,15 +154,17 @@ TEST_F(MpiCheck, WrongRootAsJson) {
   EXPECT_EQ(f.at("calls")[0].at("arguments").at("root"), 1);
   EXPECT_EQ(f.at("calls")[0].at("iteration"), 4);
   EXPECT_EQ(f.at("calls")[0].at("loop_in"), "main");
+  EXPECT_EQ(f.at("calls")[0].at("site"), "mpi_check_fixture.c:41");
 }
 
 TEST_F(MpiCheck, MismatchedCollectiveKind) {
   const RunResult r = check("wrong-kind");
   EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Bcast where ranks 0,2 call MPI_Reduce "
-                               "(collective 8 on MPI_COMM_WORLD)\n"));
-  EXPECT_THAT(r.out, HasSubstr("at main > step > reduce_step > MPI_Bcast, iteration 4 of the "
-                               "loop in main\n"));
+                               "(collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Bcast at "
+                               "mpi_check_fixture.c:43, iteration 4 of the loop in main]\n"));
+  EXPECT_THAT(r.out, HasSubstr("at main > step > reduce_step > MPI_Bcast at "
+                               "mpi_check_fixture.c:43, iteration 4 of the loop in main\n"));
   std::printf("%s", r.out.c_str());
 }
 
@@ -163,7 +172,21 @@ TEST_F(MpiCheck, CountMismatch) {
   const RunResult r = check("wrong-count");
   EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Reduce with 16 bytes where ranks 0,2 have "
-                               "8 bytes (collective 8 on MPI_COMM_WORLD)\n"));
+                               "8 bytes (collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce at "
+                               "mpi_check_fixture.c:45, iteration 4 of the loop in main]\n"));
+  std::printf("%s", r.out.c_str());
+}
+
+TEST_F(MpiCheck, WrongReductionOperation) {
+  const RunResult r = check("wrong-op");
+  EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Reduce with op=MPI_MAX where ranks 0,2 "
+                               "have op=MPI_SUM (collective 8 on MPI_COMM_WORLD) [rank 1: "
+                               "MPI_Reduce at mpi_check_fixture.c:47, iteration 4 of the loop in "
+                               "main]\n"));
+  EXPECT_THAT(r.out, HasSubstr("   rank 1 thread 0: MPI_Reduce(bytes=8, comm=0, comm_size=3, "
+                               "root=0, op=MPI_MAX) at main > step > reduce_step > MPI_Reduce at "
+                               "mpi_check_fixture.c:47, iteration 4 of the loop in main\n"));
   std::printf("%s", r.out.c_str());
 }
 
@@ -172,10 +195,11 @@ TEST_F(MpiCheck, SendNeverReceived) {
   EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("parlot-read check: 1 problem in 3 ranks"));
   EXPECT_THAT(r.out, HasSubstr("\n1. rank 0 sent a message to rank 1 (tag 99, 4 bytes) that was "
-                               "never received (in MPI_Send)\n"));
+                               "never received (in MPI_Send) [rank 0: MPI_Send at "
+                               "mpi_check_fixture.c:64, iteration 4 of the loop in main]\n"));
   EXPECT_THAT(r.out, HasSubstr("   rank 0 thread 0: MPI_Send(dest=1, tag=99, bytes=4, comm=0, "
-                               "comm_size=3) at main > step > exchange > MPI_Send, iteration 4 "
-                               "of the loop in main\n"));
+                               "comm_size=3) at main > step > exchange > MPI_Send at "
+                               "mpi_check_fixture.c:64, iteration 4 of the loop in main\n"));
   std::printf("%s", r.out.c_str());
 }
 
