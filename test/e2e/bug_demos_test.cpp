@@ -44,22 +44,6 @@ constexpr int kHaloIteration = kHaloExchange + 4 + 4;
 constexpr int kRoundsStart = 1;
 constexpr int kRound = 3 * 2;
 
-/// Starts `argv` with stdout and stderr into `out`; returns its pid.
-pid_t spawn(const std::vector<std::string>& argv, const fs::path& out) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -142,11 +126,21 @@ std::string run_until_hung(const std::vector<std::string>& argv, const std::stri
   return read_file(out);
 }
 
-/// `stacks` of halo_mpi --skip-exchange 2:5 once every rank hangs: ranks 1
-/// and 3 wait in the first shift (rank 2 neither receives nor sends), rank
-/// 0 in the second (its first went to ranks 1 and 3). exchange_halo and
-/// residual_norm are inlined into main: no line of main calls them.
+/// `stacks --no-sites` of halo_mpi --skip-exchange 2:5 once every rank hangs.
 constexpr const char* kSkipExchangeStacks =
+    "4 threads (ranks 0-3)\n"
+    "  main [4 threads: ranks 0-3]\n"
+    "    exchange_halo [3 threads: ranks 0-1,3]\n"
+    "      shift [3 threads: ranks 0-1,3]\n"
+    "        MPI_Waitall [3 threads: ranks 0-1,3]\n"
+    "    residual_norm [1 thread: rank 2]\n"
+    "      MPI_Allreduce [1 thread: rank 2]\n";
+
+/// The same with call sites: ranks 1 and 3 wait in the first shift (rank 2
+/// neither receives nor sends), rank 0 in the second (its first went to
+/// ranks 1 and 3). exchange_halo and residual_norm are inlined into main:
+/// no line of main calls them.
+constexpr const char* kSkipExchangeStacksWithSites =
     "4 threads (ranks 0-3)\n"
     "  main [4 threads: ranks 0-3]\n"
     "    exchange_halo [3 threads: ranks 0-1,3]\n"
@@ -233,6 +227,7 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
   const RunResult stacks = parlot_read({"stacks", dir.string()});
   EXPECT_EQ(stacks.exit_status, 0) << stacks.err;
   EXPECT_EQ(stacks.out, kSkipExchangeStacks);
+  EXPECT_EQ(parlot_read_with_sites({"stacks", dir.string()}).out, kSkipExchangeStacksWithSites);
 
   // Rank 2 relaxes where rank 0 starts its 6th exchange.
   const RunResult diff =
@@ -466,6 +461,14 @@ TEST_F(ThreadBugDemos, ThreadWaitingOnAConditionIsAloneAtItsOwnStack) {
   const RunResult stacks = parlot_read({"stacks", dir.string()});
   EXPECT_EQ(stacks.exit_status, 0) << stacks.err;
   EXPECT_EQ(stacks.out,
+            "5 threads (process 0 threads 0-4)\n"
+            "  main [1 thread: process 0]\n"
+            "  worker [4 threads: process 0 threads 1-4]\n"
+            "    end_round [3 threads: process 0 threads 1-2,4]\n"
+            "    wait_for_round_done [1 thread: process 0 thread 3]\n");
+  // With call sites: the C library's call of each thread's start routine
+  // has none (not a line of the program).
+  EXPECT_EQ(parlot_read_with_sites({"stacks", dir.string()}).out,
             "5 threads (process 0 threads 0-4)\n"
             "  main [1 thread: process 0]\n"
             "  worker [4 threads: process 0 threads 1-4]\n"

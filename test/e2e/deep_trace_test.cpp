@@ -80,8 +80,8 @@ TEST_F(DeepTrace, DiffFindsTheBottomAndFoldsTheFrames) {
   EXPECT_EQ(d.signal, 0);
   // recurse(kDepth) makes kDepth + 1 nested calls; the right side one fewer.
   // The first from deep_worker's line, the others from recurse's own.
-  EXPECT_THAT(d.out, HasSubstr("call stack there: deep_worker > recurse at deep_recursion.c:24 > "
-                               "recurse at deep_recursion.c:20 x " +
+  EXPECT_THAT(d.out, HasSubstr("call stack there: deep_worker > recurse at call_fixture.c:50 > "
+                               "recurse at call_fixture.c:46 x " +
                                std::to_string(kDepth - 1) + "\n"));
   EXPECT_THAT(d.out, HasSubstr("more levels of \"recurse {\""));
   EXPECT_LT(d.out.size(), 64u * 1024) << d.out.substr(0, 4096);
