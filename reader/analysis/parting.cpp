@@ -1,16 +1,13 @@
 #include "parting.h"
 
+#include "hash_mix.h"
+
 #include <algorithm>
 
 namespace parlot::analysis {
 namespace {
 
 using Item = LoopSummary::Item;
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
 
 /// One thread's position in its summary: a stack of the lists being walked
 /// (the top level, the bodies of the calls entered, the iterations of the
