@@ -85,8 +85,15 @@ std::optional<Outlier> majority_parting(ThreadId thread,
       }
     }
   }
-  return Outlier{thread, ids[partings[shown].second],   partings[shown].first, alive, parted,
-                 *at,    ids[partings[majority].second]};
+  Outlier o;
+  o.thread = thread;
+  o.reference = ids[partings[shown].second];
+  o.parting = partings[shown].first;
+  o.peers = alive;
+  o.parted = parted;
+  o.majority = *at;
+  o.majority_reference = ids[partings[majority].second];
+  return o;
 }
 
 }  // namespace
@@ -160,10 +167,10 @@ CauseReport find_causes(const std::vector<ThreadLoops>& threads, std::size_t max
   return report;
 }
 
-std::string frame_text(const PathFrame& frame, const NameTable& names) {
+std::string frame_text(const PathFrame& frame, const NameTable& names, const std::string& site) {
   if (frame.loop) return fmt::format("[iteration {}]", frame.iteration);
-  // The call site of the frame (file:line) goes here.
-  return names.name(frame.function);
+  const std::string name = names.name(frame.function);
+  return site.empty() ? name : name + " at " + site;
 }
 
 std::string iteration_text(const std::vector<PathFrame>& path, const NameTable& names) {
@@ -183,10 +190,10 @@ std::string iteration_text(const std::vector<PathFrame>& path, const NameTable& 
   return out;
 }
 
-std::string step_text(const PartingStep& step, const NameTable& names) {
+std::string step_text(const PartingStep& step, const NameTable& names, const std::string& site) {
   switch (step.kind) {
     case PartingStep::Kind::kCall:
-      return "calls " + names.name(step.function);
+      return "calls " + names.name(step.function) + (site.empty() ? "" : " at " + site);
     case PartingStep::Kind::kReturn:
       return step.function == 0 ? "returns" : "returns from " + names.name(step.function);
     case PartingStep::Kind::kStop:
@@ -216,10 +223,13 @@ std::string describe_causes(const CauseReport& report, const NameTable& names,
   };
   auto path_text = [&](const Outlier& o) {
     std::string out;
-    for (const PathFrame& f : o.parting.path)
-      out += (out.empty() ? "" : " > ") + frame_text(f, names);
+    for (std::size_t i = 0; i < o.parting.path.size(); ++i) {
+      const std::string site = i < o.path_sites.size() ? o.path_sites[i] : std::string();
+      out += (out.empty() ? "" : " > ") + frame_text(o.parting.path[i], names, site);
+    }
     if (o.parting.mine.kind == PartingStep::Kind::kCall) {
-      out += (out.empty() ? "" : " > ") + names.name(o.parting.mine.function);
+      out += (out.empty() ? "" : " > ") +
+             frame_text({false, o.parting.mine.function, 0, 0}, names, o.mine_site);
     }
     return out.empty() ? std::string("(top level)") : out;
   };
@@ -234,8 +244,9 @@ std::string describe_causes(const CauseReport& report, const NameTable& names,
     lines.push_back(
         fmt::format("  {} {} where the majority ({} of {} peers part from it there; "
                     "e.g. {}) {}{}",
-                    label(first.thread), step_text(first.parting.mine, names), first.parted,
-                    first.peers, label(first.reference), step_text(first.parting.theirs, names),
+                    label(first.thread), step_text(first.parting.mine, names, first.mine_site),
+                    first.parted, first.peers, label(first.reference),
+                    step_text(first.parting.theirs, names, first.theirs_site),
                     within_text(first.parting, names)));
     lines.push_back("  call path: " + path_text(first));
     const std::size_t room = max_lines - lines.size() - (report.role_code.empty() ? 0 : 1);

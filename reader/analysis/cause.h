@@ -50,6 +50,12 @@ struct Outlier {
   std::size_t parted = 0;       ///< of them, those parted from it there
   Parting majority;             ///< where a majority of the peers has parted from it (the order)
   ThreadId majority_reference;  ///< the thread `majority` is with
+  /// Call sites ("file:line"), filled in by the caller (find_causes()
+  /// leaves them empty; empty: none shown): one per frame of
+  /// `parting.path` (loop frames' empty), and those of the calls
+  /// `parting.mine` and `parting.theirs` make.
+  std::vector<std::string> path_sites;
+  std::string mine_site, theirs_site;
 };
 
 /// A function left out as role code, and how many of its role's threads call it.
@@ -71,18 +77,21 @@ struct CauseReport {
 /// summary walks, each O(the items it visits).
 CauseReport find_causes(const std::vector<ThreadLoops>& threads, std::size_t max_peers = 64);
 
-/// Formats one frame of a parting's path: a call as its function's name, a
-/// loop iteration as "iteration N". The place where a call's site
-/// (file:line) is to be added.
-std::string frame_text(const PathFrame& frame, const NameTable& names);
+/// Formats one frame of a parting's path: a call as its function's name
+/// ("f at a.c:12" with a call site `site`, "file:line"), a loop iteration
+/// as "[iteration N]".
+std::string frame_text(const PathFrame& frame, const NameTable& names,
+                       const std::string& site = {});
 
 /// "iteration 6 of the loop in main" for the innermost loop of `path`
 /// (", in iteration 2 of the loop in f" for each loop around it); "" when
 /// no loop is open there.
 std::string iteration_text(const std::vector<PathFrame>& path, const NameTable& names);
 
-/// "calls f", "returns from f", "stops inside f", "ends".
-std::string step_text(const PartingStep& step, const NameTable& names);
+/// "calls f" ("calls f at a.c:12" with a call site `site`, "file:line"),
+/// "returns from f", "stops inside f", "ends".
+std::string step_text(const PartingStep& step, const NameTable& names,
+                      const std::string& site = {});
 
 /// At most `max_lines` lines (>= 4) for the top of `classes`: the earliest
 /// outlier with its shown parting (where, what it does, the call path), the

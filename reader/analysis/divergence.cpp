@@ -12,15 +12,16 @@
 namespace parlot::analysis {
 namespace {
 
-std::string event_text(const Event& e, const NameTable& names) {
-  std::string out;
-  append_indent(out, e.depth);
-  return out + (e.enter ? "enter " : "exit  ") + names.name(e.function);
+/// "f", or "f at a.c:12" with a known site.
+std::string with_site(std::string name, const std::string& site) {
+  return site.empty() ? name : name + " at " + site;
 }
 
 /// Lines of a context event: its marks (at the depth inside which they
-/// were made), then the event, each after `prefix`.
-std::string context_text(const ContextEvent& e, const NameTable& names, const char* prefix) {
+/// were made), then the event ("enter f at a.c:12" with `site`), each after
+/// `prefix`.
+std::string context_text(const ContextEvent& e, const NameTable& names, const char* prefix,
+                         const std::string& site) {
   std::string out;
   const std::uint32_t depth = e.enter ? e.depth : e.depth + 1;
   for (const auto& label : e.marks_before) {
@@ -28,7 +29,9 @@ std::string context_text(const ContextEvent& e, const NameTable& names, const ch
     append_indent(out, depth);
     out += "@ mark " + label + "\n";
   }
-  return out + prefix + event_text(e, names) + "\n";
+  out += prefix;
+  append_indent(out, e.depth);
+  return out + (e.enter ? "enter " : "exit  ") + with_site(names.name(e.function), site) + "\n";
 }
 
 /// One side of the comparison: its events with the marks before each.
@@ -39,6 +42,7 @@ class Side {
   bool next(ContextEvent& e) {
     e.marks_before.clear();
     if (!source_.next(e)) return false;
+    e.site = e.enter ? source_.last_site() : 0;
     if (has_marks_ && cursor_.due(source_.last_index())) [[unlikely]] {
       cursor_.visit_until(source_.last_index(),
                           [&](const Mark& m) { e.marks_before.push_back(m.label); });
@@ -75,6 +79,7 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
   Divergence d;
   std::deque<ContextEvent> recent;
   OpenStack stack;
+  std::vector<std::uint64_t> sites;  // of the left stream's open frames
   Side left(left_source), right(right_source);
   ContextEvent l{}, r{};
   bool has_l = left.next(l), has_r = right.next(r);
@@ -89,6 +94,11 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
     count(left_calls, l);
     count(right_calls, r);
     stack.push(l);
+    if (l.enter) {
+      sites.push_back(l.site);
+    } else if (!sites.empty()) {
+      sites.pop_back();
+    }
     recent.push_back(l);
     if (recent.size() > context) recent.pop_front();
     has_l = left.next(l);
@@ -99,6 +109,7 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
   if (!d.identical) {
     d.before.assign(recent.begin(), recent.end());
     d.stack = stack.frames();
+    d.stack_sites = std::move(sites);
   }
   // Each side's context event by event (with its marks), then the rest in
   // batches: only counted (its marks are shown only when the context
@@ -131,31 +142,41 @@ Divergence first_divergence(EventSource& left_source, EventSource& right_source,
 }
 
 std::string describe_divergence(const Divergence& d, const NameTable& names,
-                                const std::string& left_label, const std::string& right_label) {
+                                const std::string& left_label, const std::string& right_label,
+                                const SiteText& site_text) {
+  auto site = [&](bool left, std::uint64_t s) {
+    return site_text && s != 0 ? site_text(left, s) : std::string();
+  };
   if (d.identical) return fmt::format("identical ({} events)\n", d.left_events);
   std::string out = fmt::format("first divergence at event {} ({}: {} events, {}: {} events)\n",
                                 d.position, left_label, d.left_events, right_label, d.right_events);
   out += "  call stack there:";
   if (d.stack.empty()) out += " (none)";
+  // The frames' sites (a stack without them: all unknown).
+  std::vector<std::string> sites(d.stack.size());
+  for (std::size_t i = 0; i < d.stack.size() && i < d.stack_sites.size(); ++i) {
+    sites[i] = site(true, d.stack_sites[i]);
+  }
   for (std::size_t i = 0; i < d.stack.size();) {
-    // A function's consecutive frames (a recursion) as "f x N".
+    // A function's consecutive frames called from one site (a
+    // recursion) as "f at a.c:3 x N".
     std::size_t j = i + 1;
-    while (j < d.stack.size() && d.stack[j] == d.stack[i]) ++j;
-    out += " " + names.name(d.stack[i]);
+    while (j < d.stack.size() && d.stack[j] == d.stack[i] && sites[j] == sites[i]) ++j;
+    out += (i == 0 ? " " : " > ") + with_site(names.name(d.stack[i]), sites[i]);
     if (j - i > 1) out += fmt::format(" x {}", j - i);
     i = j;
   }
   out += "\n  common context before it:\n";
-  for (const ContextEvent& e : d.before) out += context_text(e, names, "    ");
+  for (const ContextEvent& e : d.before) out += context_text(e, names, "    ", site(true, e.site));
   auto side = [&](const std::string& label, const std::vector<ContextEvent>& events,
-                  const std::vector<std::string>& end_marks, const char* prefix) {
+                  const std::vector<std::string>& end_marks, const char* prefix, bool left) {
     out += fmt::format("  {}:\n", label);
-    for (const ContextEvent& e : events) out += context_text(e, names, prefix);
+    for (const ContextEvent& e : events) out += context_text(e, names, prefix, site(left, e.site));
     for (const auto& m : end_marks) out += fmt::format("{}@ mark {}\n", prefix, m);
     if (events.empty()) out += "    (stream ends)\n";
   };
-  side(left_label, d.left, d.left_end_marks, "  < ");
-  side(right_label, d.right, d.right_end_marks, "  > ");
+  side(left_label, d.left, d.left_end_marks, "  < ", true);
+  side(right_label, d.right, d.right_end_marks, "  > ", false);
   std::string deltas;
   std::map<FunctionKey, bool> all;
   for (const auto& [f, n] : d.left_calls) all[f];

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace parlot::analysis {
 /// divergence, they are shown).
 struct ContextEvent : Event {
   std::vector<std::string> marks_before;
+  std::uint64_t site = 0;  ///< an entry's call site (EventSource::last_site()), 0 unknown
 };
 
 struct Divergence {
@@ -26,6 +28,8 @@ struct Divergence {
   std::vector<ContextEvent>
       before;                      ///< up to `context` common events just before it (left's marks)
   std::vector<FunctionKey> stack;  ///< open calls there (outermost first), common to both
+  /// Call sites of `stack`'s frames in the left stream (EventSource::last_site(); 0 unknown).
+  std::vector<std::uint64_t> stack_sites;
   std::vector<ContextEvent> left, right;  ///< up to `context` events from `position` on each side
   /// Marks after the last event of each side, when its context reaches its end.
   std::vector<std::string> left_end_marks, right_end_marks;
@@ -38,11 +42,18 @@ struct Divergence {
 /// functions) memory) and returns where they first differ.
 Divergence first_divergence(EventSource& left, EventSource& right, std::size_t context);
 
-/// Text of `d`: "identical (N events)" or the position, stack, context
-/// and the calls-per-function deltas; names through `names`. Consecutive
-/// frames of one function in the stack are written "f x N"; context lines
-/// are indented as analysis/indent.h says (linear in the depth).
+/// "file:line" of a call site of the left (`left` true) or right stream,
+/// or "" when unknown (it is then not shown).
+using SiteText = std::function<std::string(bool left, std::uint64_t site)>;
+
+/// Text of `d`: "identical (N events)" or the position, stack ("f > g at
+/// a.c:12 > ...", the frames' call sites through `site_text` when given),
+/// context ("enter g at a.c:12") and the calls-per-function deltas; names
+/// through `names`. Consecutive frames of one function called from one
+/// site in the stack are written "f x N"; context lines are indented as
+/// analysis/indent.h says (linear in the depth).
 std::string describe_divergence(const Divergence& d, const NameTable& names,
-                                const std::string& left_label, const std::string& right_label);
+                                const std::string& left_label, const std::string& right_label,
+                                const SiteText& site_text = {});
 
 }  // namespace parlot::analysis

@@ -67,6 +67,10 @@ class EventSource {
   /// Index, in the thread's unfiltered stream, of the event next() returned
   /// last (with marks(): places each mark before its event).
   virtual std::uint64_t last_index() const { return 0; }
+  /// The call site (run-time return address in the thread's process; 0:
+  /// unknown, or not tracked) of the entry event next() returned last;
+  /// 0 after an exit. The default knows no sites.
+  virtual std::uint64_t last_site() const { return 0; }
 };
 
 /// FunctionKey -> display name, merged over processes.

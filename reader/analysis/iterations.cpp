@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/loops.h"
+#include "analysis/summary_events.h"
 
 namespace parlot::analysis {
 
@@ -18,27 +19,7 @@ std::optional<std::pair<FunctionKey, std::uint32_t>> main_loop(const LoopSummary
   const auto& calls = summary.calls();
   const auto& bodies = summary.bodies();
   // Events of each call and of one pass of each body (as event_count()).
-  std::vector<std::uint64_t> call_events(calls.size(), 0), body_events(bodies.size(), 0);
-  std::vector<bool> call_done(calls.size(), false), body_done(bodies.size(), false);
-  auto done = [&](const Item& i) { return i.loop ? body_done[i.id] : call_done[i.id]; };
-  auto events_of = [&](const Item& i) {
-    return i.loop ? i.count * body_events[i.id] : call_events[i.id];
-  };
-  auto sum = [&](const std::vector<Item>& items) {
-    std::uint64_t n = 0;
-    for (const Item& i : items) n += events_of(i);
-    return n;
-  };
-  auto finish = [&](const Item& owner) {
-    if (owner.loop) {
-      body_events[owner.id] = sum(bodies[owner.id]);
-      body_done[owner.id] = true;
-    } else {
-      call_events[owner.id] = (calls[owner.id].open ? 1 : 2) + sum(calls[owner.id].body);
-      call_done[owner.id] = true;
-    }
-  };
-  for (const Item& i : summary.top()) summary.post_order(i, done, finish);
+  const SummaryEvents events = summary_events(summary);
 
   // Every distinct call and loop once, with its depth, outermost first.
   std::optional<Item> best;
@@ -53,7 +34,7 @@ std::optional<std::pair<FunctionKey, std::uint32_t>> main_loop(const LoopSummary
     if (seen[item.id]) continue;
     seen[item.id] = true;
     if (item.loop) {
-      const std::uint64_t covered = events_of(item);
+      const std::uint64_t covered = events.of(item);
       if (covered > best_events || (covered == best_events && depth < best_depth && best)) {
         best = item, best_events = covered, best_depth = depth;
       }

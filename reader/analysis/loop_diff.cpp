@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <string_view>
 
+#include "hash_mix.h"
 #include "indent.h"
 
 namespace parlot::analysis {
 namespace {
 
 using Item = LoopSummary::Item;
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
 
 /// Per call and body ID of one summary: a hash of its exact content
 /// (counts included), a hash of its shape (counts left out) and the events

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hash_mix.h"
+#include "summary_events.h"
+
 namespace parlot::analysis {
 namespace {
 
@@ -24,11 +27,6 @@ std::string items_key(const std::vector<Item>& items) {
     append_bytes(key, &i.count, sizeof i.count);
   }
   return key;
-}
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
 }
 
 }  // namespace
@@ -159,28 +157,10 @@ std::vector<Event> LoopSummary::expand() const {
 std::uint64_t LoopSummary::event_count() const {
   // Events of each call (entry, body, exit unless open) and of one pass of
   // each loop body, post-order.
-  std::vector<std::uint64_t> call_events(calls_.size(), 0), body_events(bodies_.size(), 0);
-  std::vector<bool> call_done(calls_.size(), false), body_done(bodies_.size(), false);
-  auto done = [&](const Item& i) { return i.loop ? body_done[i.id] : call_done[i.id]; };
-  auto events_of = [&](const Item& i) {
-    return i.loop ? i.count * body_events[i.id] : call_events[i.id];
-  };
-  auto sum = [&](const std::vector<Item>& items) {
-    std::uint64_t n = 0;
-    for (const Item& i : items) n += events_of(i);
-    return n;
-  };
-  auto finish = [&](const Item& owner) {
-    if (owner.loop) {
-      body_events[owner.id] = sum(bodies_[owner.id]);
-      body_done[owner.id] = true;
-    } else {
-      call_events[owner.id] = (calls_[owner.id].open ? 1 : 2) + sum(calls_[owner.id].body);
-      call_done[owner.id] = true;
-    }
-  };
-  for (const Item& i : top_) post_order(i, done, finish);
-  return sum(top_);
+  const SummaryEvents events = summary_events(*this);
+  std::uint64_t n = 0;
+  for (const Item& i : top_) n += events.of(i);
+  return n;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "parlot/mpi_op.h"
 #include "thread_set.h"
 
 namespace parlot::analysis {
@@ -101,17 +102,19 @@ std::set<std::int64_t> world_like(const RankCalls& r) {
 // What one compared collective looks like: its kind and compared fields.
 struct Signature {
   std::string function;
-  std::optional<std::int64_t> root, bytes;
+  std::optional<std::int64_t> root, bytes, op;
   bool operator<(const Signature& o) const {
-    return std::tie(function, root, bytes) < std::tie(o.function, o.root, o.bytes);
+    return std::tie(function, root, op, bytes) < std::tie(o.function, o.root, o.op, o.bytes);
   }
 };
 
 Signature signature_of(const MpiCallSite& c) {
-  Signature s{c.function, {}, {}};
+  Signature s{c.function, {}, {}, {}};
   if (const CollectiveRule* r = collective_rule(c.function)) {
     if (r->root) s.root = field(c, F::kRoot);
     if (r->bytes != F::kComm) s.bytes = field(c, r->bytes);
+    // Recorded for the reductions only.
+    if (c.args.has(static_cast<F>(kMpiOpField))) s.op = c.args.get(static_cast<F>(kMpiOpField));
   }
   return s;
 }
@@ -129,6 +132,13 @@ std::string difference_text(const Signature& odd, const Signature& usual,
   if (odd.root != usual.root) {
     return fmt::format("calls {} with root={} where {} have root={}", odd.function, value(odd.root),
                        usual_ranks, value(usual.root));
+  }
+  if (odd.op != usual.op) {
+    auto op = [](const std::optional<std::int64_t>& v) {
+      return v ? mpi_op_name(*v) : std::string("(none)");
+    };
+    return fmt::format("calls {} with op={} where {} have op={}", odd.function, op(odd.op),
+                       usual_ranks, op(usual.op));
   }
   return fmt::format("calls {} with {} bytes where {} have {} bytes", odd.function,
                      value(odd.bytes), usual_ranks, value(usual.bytes));

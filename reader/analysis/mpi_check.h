@@ -22,6 +22,7 @@ struct MpiCallSite {
   std::string function;      ///< "MPI_Reduce" (the C name, for Fortran calls too)
   MpiCallArguments args;     ///< args.event_index: the entry event in its thread
   CallPlace place;           ///< path and iteration; place.open: never returned
+  std::string site;          ///< its call site, "file:line" ("" unknown, or not shown)
 };
 
 /// What one rank recorded: its MPI calls with arguments (every thread, by

@@ -1,16 +1,13 @@
 #include "parting.h"
 
+#include "hash_mix.h"
+
 #include <algorithm>
 
 namespace parlot::analysis {
 namespace {
 
 using Item = LoopSummary::Item;
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
 
 /// One thread's position in its summary: a stack of the lists being walked
 /// (the top level, the bodies of the calls entered, the iterations of the
@@ -20,12 +17,13 @@ class Cursor {
  public:
   struct Level {
     const std::vector<Item>* list;
-    std::size_t index = 0;       ///< the current item (a call entered stays current)
-    std::uint64_t consumed = 0;  ///< iterations taken of the loop at `index`
-    bool loop_body = false;      ///< an iteration of the loop at the parent's index
-    FunctionKey function = 0;    ///< the call whose body this is (0: top level, loop body)
-    bool open = false;           ///< that call is open at the end of the trace
-    std::uint64_t start = 0;     ///< common events before the call's entry
+    std::size_t index = 0;          ///< the current item (a call entered stays current)
+    std::uint64_t consumed = 0;     ///< iterations taken of the loop at `index`
+    bool loop_body = false;         ///< an iteration of the loop at the parent's index
+    FunctionKey function = 0;       ///< the call whose body this is (0: top level, loop body)
+    bool open = false;              ///< that call is open at the end of the trace
+    std::uint64_t start = 0;        ///< common events before the call's entry
+    std::uint64_t start_index = 0;  ///< index() at the call's entry
   };
   struct Token {
     enum class Kind { kItem, kEndCall, kEndOpen, kEndStream } kind;
@@ -42,6 +40,7 @@ class Cursor {
       if (l.index < l.list->size()) {
         const Item& i = (*l.list)[l.index];
         if (f_.skipped(i)) {
+          index_ += i.loop ? (i.count - l.consumed) * f_.all_body_events(i) : f_.all_events(i);
           ++l.index;
           l.consumed = 0;
           continue;
@@ -60,12 +59,15 @@ class Cursor {
   }
   /// Passes the current call, or the rest of the current loop.
   void skip_item() {
-    ++levels_.back().index;
-    levels_.back().consumed = 0;
+    const Level& l = levels_.back();
+    const Item& i = (*l.list)[l.index];
+    index_ += i.loop ? (i.count - l.consumed) * f_.all_body_events(i) : f_.all_events(i);
+    next_item();
   }
   /// Passes `k` iterations of the current loop.
   void skip_iterations(std::uint64_t k) {
     Level& l = levels_.back();
+    index_ += k * f_.all_body_events((*l.list)[l.index]);
     l.consumed += k;
     if (l.consumed == (*l.list)[l.index].count) ++l.index, l.consumed = 0;
   }
@@ -80,7 +82,8 @@ class Cursor {
   void enter_call(std::uint64_t start) {
     const Item& i = (*levels_.back().list)[levels_.back().index];
     const LoopSummary::Call& c = f_.summary().calls()[i.id];
-    levels_.push_back({&c.body, 0, 0, false, c.function, c.open, start});
+    levels_.push_back({&c.body, 0, 0, false, c.function, c.open, start, index_});
+    ++index_;  // its entry
   }
   /// The events of the call whose body is levels()[k] (k > 0), role code left out.
   std::uint64_t call_events(std::size_t k) {
@@ -90,7 +93,8 @@ class Cursor {
   /// Leaves the current (ended) call.
   void exit_call() {
     levels_.pop_back();
-    skip_item();
+    ++index_;  // its exit
+    next_item();
   }
   /// Index in levels() of the innermost call's body (0: the top level).
   std::size_t innermost_call() const {
@@ -101,15 +105,25 @@ class Cursor {
   /// Leaves the call whose body is levels()[k] (and the loops inside it),
   /// as if it had returned.
   void leave_call(std::size_t k) {
-    levels_.resize(k + 1);
-    exit_call();
+    const Level& p = levels_[k - 1];
+    index_ = levels_[k].start_index + f_.all_events((*p.list)[p.index]);
+    levels_.resize(k);
+    next_item();
   }
   const std::vector<Level>& levels() const { return levels_; }
   const LoopSummary& summary() const { return f_.summary(); }
+  /// Events of the whole stream (role code included) before the current position.
+  std::uint64_t index() const { return index_; }
 
  private:
+  // Moves past the current item without counting its events.
+  void next_item() {
+    ++levels_.back().index;
+    levels_.back().consumed = 0;
+  }
   FilteredSummary& f_;
   std::vector<Level> levels_;
+  std::uint64_t index_ = 0;
 };
 
 /// Two items of one summary that stand for the same step of a loop body:
@@ -238,15 +252,17 @@ FilteredSummary::FilteredSummary(const LoopSummary& summary, const RoleCode& rol
 
 const FilteredSummary::Info& FilteredSummary::info(const Item& root) {
   auto list = [&](const std::vector<Item>& items) {
-    Info r{0x51ed27, 0};
+    Info r{0x51ed27, 0, 0};
     for (const Item& i : items) {
       if (i.loop) {
         const Info& b = body_[i.id];
+        r.all += i.count * b.all;
         if (b.events == 0) continue;
         r.hash = mix(r.hash, mix(mix(2, b.hash), i.count));
         r.events += i.count * b.events;
       } else {
         const Info& c = call_[i.id];
+        r.all += c.all;
         if (c.events == 0) continue;  // role code
         r.hash = mix(r.hash, mix(1, c.hash));
         r.events += c.events;
@@ -263,12 +279,12 @@ const FilteredSummary::Info& FilteredSummary::info(const Item& root) {
           return;
         }
         const LoopSummary::Call& c = s_.calls()[owner.id];
+        const Info b = list(c.body);
+        const std::uint64_t own = c.open ? 1 : 2;  // its entry (and exit)
         if (role_.contains(c.function)) {
-          call_[owner.id] = {0, 0};
+          call_[owner.id] = {0, 0, b.all + own};
         } else {
-          const Info b = list(c.body);
-          call_[owner.id] = {mix(mix(c.function, c.open ? 1 : 2), b.hash),
-                             b.events + (c.open ? 1 : 2)};
+          call_[owner.id] = {mix(mix(c.function, own), b.hash), b.events + own, b.all + own};
         }
         call_done_[owner.id] = true;
       });
@@ -286,6 +302,12 @@ std::uint64_t FilteredSummary::body_events(const Item& i) {
 }
 std::uint64_t FilteredSummary::events(const Item& i) {
   return i.loop ? i.count * info(i).events : info(i).events;
+}
+std::uint64_t FilteredSummary::all_body_events(const Item& i) {
+  return info(i).all;
+}
+std::uint64_t FilteredSummary::all_events(const Item& i) {
+  return i.loop ? i.count * info(i).all : info(i).all;
 }
 
 Parting part(FilteredSummary& mine, FilteredSummary& theirs, std::uint64_t max_steps) {
@@ -338,6 +360,8 @@ Parting part(FilteredSummary& mine, FilteredSummary& theirs, std::uint64_t max_s
     Parting here;
     here.identical = false;
     here.events = p.events;
+    here.mine_index = a.index();
+    here.theirs_index = b.index();
     here.mine = step_of(a, ta);
     here.theirs = step_of(b, tb);
     here.path = path_of(a, b, ta.kind == K::kItem, tb.kind == K::kItem);

@@ -56,6 +56,12 @@ struct Parting {
   std::uint64_t events = 0;
   std::vector<PathFrame> path;  ///< calls and loop iterations open there, outermost first
   PartingStep mine, theirs;     ///< what each thread does there
+  /// Index, in each thread's event stream (the one its summary stands for,
+  /// role code included), of the event where it parts: the entry of the
+  /// call it makes, its return; for a stream that stops or ends, the
+  /// stream's length. Lets a caller read the thread again up to there
+  /// (call sites of the path).
+  std::uint64_t mine_index = 0, theirs_index = 0;
   /// The call both threads complete inside which they part (0: none, the
   /// parting is for good: at the top level, or inside a call at least one
   /// of them never returns from).
@@ -85,10 +91,16 @@ class FilteredSummary {
   std::uint64_t events(const LoopSummary::Item& i);
   /// Events of one iteration of a loop (i.loop).
   std::uint64_t body_events(const LoopSummary::Item& i);
+  /// events() with the role code counted: the events the item stands for
+  /// in the thread's stream.
+  std::uint64_t all_events(const LoopSummary::Item& i);
+  /// body_events() with the role code counted.
+  std::uint64_t all_body_events(const LoopSummary::Item& i);
 
  private:
   struct Info {
     std::uint64_t hash = 0, events = 0;
+    std::uint64_t all = 0;  ///< events with the role code
   };
   const Info& info(const LoopSummary::Item& i);
   const LoopSummary& s_;

@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "parlot/mpi_op.h"
 #include "parlot/trace_reader.h"
 #include "varint.h"
 
@@ -19,12 +20,21 @@ std::int64_t unzigzag(std::uint64_t v) {
 }  // namespace
 
 std::string mpi_field_name(unsigned bit) {
-  static constexpr std::array<const char*, 16> kNames{
+  static constexpr std::array<const char*, 17> kNames{
       "dest",     "source",        "tag",        "bytes",         "comm",       "comm_size",
       "root",     "recv_tag",      "recv_bytes", "status_source", "status_tag", "status_bytes",
-      "new_comm", "new_comm_size", "completed",  "requests"};
+      "new_comm", "new_comm_size", "completed",  "requests",      "op"};
   if (bit < kNames.size()) return kNames[bit];
   return "field" + std::to_string(bit);
+}
+
+std::string mpi_op_name(std::int64_t code) {
+  static constexpr std::array<const char*, 15> kOps{
+      "user-defined", "MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD",
+      "MPI_LAND",     "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR",
+      "MPI_BXOR",     "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
+  if (code >= 0 && code < static_cast<std::int64_t>(kOps.size())) return kOps[code];
+  return "op" + std::to_string(code);
 }
 
 MpiCallArguments decode_mpi_call(const std::filesystem::path& file, std::uint64_t offset,

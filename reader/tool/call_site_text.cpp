@@ -9,12 +9,12 @@ namespace parlot::tool {
 const SourceLine* call_site_line(Symbolizer& symbolizer, std::uint64_t site) {
   if (site == 0) return nullptr;
   // A call made by Parlot's runtime (main called through its start-up
-  // interposer, a thread's start routine through its creation wrapper) is
-  // not the program's: no site.
+  // interposer, a thread's start routine through its creation wrapper) or
+  // by the C library (a thread's start routine from start_thread, a qsort
+  // comparator) is not the program's: no site.
   const std::string& dso = symbolizer.resolve(site - 1).dso;
-  if (std::string_view(dso).substr(dso.rfind('/') + 1).starts_with("libparlotrt.so")) {
-    return nullptr;
-  }
+  const std::string_view file = std::string_view(dso).substr(dso.rfind('/') + 1);
+  if (file.starts_with("libparlotrt.so") || file.starts_with("libc.so")) return nullptr;
   const SourceLine& line = symbolizer.source_line(site - 1);
   if (line.line <= 0 || line.file.empty()) return nullptr;
   return &line;

@@ -15,7 +15,8 @@ namespace parlot::tool {
 /// of the process `symbolizer` was made for): the line of `site - 1`, the
 /// call instruction's last byte. Null when `site` is 0 (unknown, inlined),
 /// lies in Parlot's runtime (libparlotrt.so: main and thread start routines
-/// called through its interposers) or no line table covers it. Valid for
+/// called through its interposers) or in the C library (libc.so: thread
+/// start routines, callbacks) or no line table covers it. Valid for
 /// the symbolizer's lifetime.
 const SourceLine* call_site_line(Symbolizer& symbolizer, std::uint64_t site);
 

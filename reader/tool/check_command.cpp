@@ -15,6 +15,7 @@
 #include "mpi_arguments_text.h"
 #include "parallel.h"
 #include "reader_team.h"
+#include "sites_at.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -51,42 +52,62 @@ std::vector<MpiCallArguments> calls_with_arguments(const ThreadTraceSummary& s) 
   return out;
 }
 
-// Every selected rank's recorded MPI calls, with their places.
-std::vector<analysis::RankCalls> gather_calls(TraceInput& input) {
+// Every selected rank's recorded MPI calls, with their places (and their
+// call sites when `sites`: tracked in the same pass).
+std::vector<analysis::RankCalls> gather_calls(TraceInput& input, bool sites) {
   const auto& threads = input.threads();
   struct ThreadCalls {
     std::vector<analysis::MpiCallSite> calls;
+    std::vector<std::uint64_t> sites;  // of calls[k], run-time addresses
     std::vector<analysis::FunctionKey> open;
   };
+  input.track_sites(sites);
   std::vector<ThreadCalls> per_thread(threads.size());
   parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
     const auto& t = threads[i];
     if (t.id.fork != 0) return;  // a rank's fork children make no MPI calls of the rank
     input.read_thread(t, [&](ThreadStream& stream) {
-      analysis::LoopBuilder builder;
-      for (analysis::Event e; stream.next(e);) builder.push(e);
-      const analysis::LoopSummary summary = builder.finish();
       const std::vector<MpiCallArguments> recorded = calls_with_arguments(stream.summary());
       std::vector<std::uint64_t> entries;
       entries.reserve(recorded.size());
       for (const auto& a : recorded) entries.push_back(a.event_index);
+      // The call sites of the recorded entries, in the pass that builds the summary.
+      std::vector<std::uint64_t> entry_sites(entries.size(), 0);
+      analysis::LoopBuilder builder;
+      std::size_t next = 0;
+      for (analysis::Event e; stream.next(e);) {
+        builder.push(e);
+        if (!e.enter || next == entries.size()) continue;
+        const std::uint64_t at = stream.last_index();
+        while (next < entries.size() && entries[next] < at) ++next;
+        if (next < entries.size() && entries[next] == at) entry_sites[next++] = stream.last_site();
+      }
+      const analysis::LoopSummary summary = builder.finish();
       const auto places = analysis::call_places(summary, entries);
       auto& out = per_thread[i];
       for (std::size_t k = 0; k < recorded.size(); ++k) {
         if (places[k].path.empty()) continue;  // not an entry event the stream holds
-        out.calls.push_back({t.id.rank, t.id.thread,
-                             bare_name(input.names().name(places[k].path.back())), recorded[k],
-                             places[k]});
+        out.calls.push_back({t.id.rank,
+                             t.id.thread,
+                             bare_name(input.names().name(places[k].path.back())),
+                             recorded[k],
+                             places[k],
+                             {}});
+        out.sites.push_back(entry_sites[k]);
       }
       out.open = analysis::open_calls_at_end(summary);
     });
   });
   std::map<std::uint64_t, analysis::RankCalls> ranks;
+  SiteNamer namer(input);
   for (std::size_t i = 0; i < threads.size(); ++i) {
     if (threads[i].id.fork != 0) continue;
     auto& r = ranks[threads[i].id.rank];
     r.rank = threads[i].id.rank;
     auto& mine = per_thread[i];
+    for (std::size_t k = 0; k < mine.calls.size(); ++k) {
+      mine.calls[k].site = namer.text(threads[i].process, mine.sites[k]);
+    }
     std::move(mine.calls.begin(), mine.calls.end(), std::back_inserter(r.calls));
     if (r.open_call.empty() && !mine.open.empty()) {
       r.open_call = bare_name(input.names().name(mine.open.back()));
@@ -131,7 +152,13 @@ void print_text(const analysis::MpiCheckResult& r, std::size_t ranks,
   fmt::print("parlot-read check: {} problem{} in {} ranks ({} MPI calls checked)\n", found.size(),
              found.size() == 1 ? "" : "s", ranks, r.calls);
   const std::size_t shown = found.size() <= kTopLines - 1 ? found.size() : kTopLines - 2;
-  for (std::size_t i = 0; i < shown; ++i) fmt::print("{}. {}\n", i + 1, found[i].summary);
+  // Each with where its first call was made: the rank, the call, its site, the iteration.
+  for (std::size_t i = 0; i < shown; ++i) {
+    fmt::print("{}. {}{}\n", i + 1, found[i].summary,
+               found[i].calls.empty()
+                   ? std::string()
+                   : " [" + call_brief_text(found[i].calls.front(), names) + "]");
+  }
   if (shown < found.size()) fmt::print("... and {} more below\n", found.size() - shown);
   fmt::print("\n");
   for (std::size_t i = 0; i < found.size(); ++i) {
@@ -178,6 +205,7 @@ void print_json(const analysis::MpiCheckResult& r, std::size_t ranks,
         call["iteration"] = c.place.iteration;
         call["loop_in"] = c.place.loop_owner == 0 ? "" : names.name(c.place.loop_owner);
       }
+      if (!c.site.empty()) call["site"] = c.site;
       call["location"] = call_location_text(c, names);
       j["calls"].push_back(std::move(call));
     }
@@ -192,7 +220,7 @@ int run_check(const CheckOptions& o) {
   ReaderTeam& team = ReaderTeam::get();
   if (!team.leader()) return 0;
   TraceInput input(o.view);
-  const std::vector<analysis::RankCalls> ranks = gather_calls(input);
+  const std::vector<analysis::RankCalls> ranks = gather_calls(input, o.view.sites);
   const analysis::MpiCheckResult result = analysis::check_mpi(ranks);
   if (result.calls == 0) {
     throw std::runtime_error(o.view.dir +
@@ -216,6 +244,7 @@ void add_check_command(CLI::App& app, int& exit_status) {
       "who waits for whom in a hung job");
   cmd->add_option("dir", options->view.dir, "Trace directory")->required();
   cmd->add_option("--jobs,-j", options->view.jobs, "Decoding threads (0: one per hardware thread)");
+  add_sites_option(cmd, options->view.sites);
   cmd->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->callback([options, &exit_status] { exit_status = run_check(*options); });

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_set>
 
@@ -19,6 +20,7 @@
 #include "parallel.h"
 #include "reader_team.h"
 #include "simplified_names.h"
+#include "sites_at.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -62,15 +64,21 @@ void print_similarity(const TraceInput& input, const std::vector<ThreadClass>& t
 }
 
 // One member's share: every owned thread's class hash (and edge set).
-std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
+// With `summaries` (a team of one, cause first), each thread's loop summary
+// is built in the same pass, into (*summaries)[i] for threads()[i].
+std::string classes_partial(TraceInput& input, const ClassesOptions& o,
+                            std::vector<analysis::LoopSummary>* summaries = nullptr) {
   const analysis::ClassBy by = analysis::parse_class_by(o.by);
   const auto& threads = input.threads();
   std::vector<ThreadClass> results(threads.size());
+  if (summaries != nullptr) summaries->assign(threads.size(), {});
   // One thread's fingerprint (and edges) into results[i].
   auto classify = [&](ThreadStream& stream, std::size_t i) {
     analysis::FingerprintBuilder fp(by, o.max_body);
     analysis::OpenStack stack;
     std::unordered_set<std::uint64_t> edges;
+    std::optional<analysis::LoopBuilder> loops;
+    if (summaries != nullptr) loops.emplace(o.max_body);
     // Without --similarity, the loop is the fingerprint alone (the common
     // case, 10^8-10^9 events a thread), a batch at a time.
     if (!o.similarity) {
@@ -78,9 +86,14 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
       auto key_of = [&](std::uint32_t id) { return functions.key_of(id); };
       for (auto calls = stream.next_calls(); !calls.empty(); calls = stream.next_calls()) {
         fp.push(calls, key_of);
+        if (!loops) continue;
+        for (const CallEvent& c : calls) {
+          loops->push({c.kind == CallEvent::Kind::kEnter, key_of(c.function_id), c.depth});
+        }
       }
     }
     for (analysis::Event e; o.similarity && stream.next(e);) {
+      if (loops) loops->push(e);
       fp.push(e);
       if (e.enter) {
         edges.insert(analysis::FingerprintBuilder::edge_hash(
@@ -89,6 +102,7 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
       stack.push(e);
     }
     results[i].hash = fp.finish();
+    if (loops) (*summaries)[i] = loops->finish();
     results[i].edges.assign(edges.begin(), edges.end());
     std::sort(results[i].edges.begin(), results[i].edges.end());
   };
@@ -108,27 +122,76 @@ std::string classes_partial(TraceInput& input, const ClassesOptions& o) {
   return analysis::write_classes_partial(out);
 }
 
-// Loop summaries of every thread (read again, on the leader: under
-// mpirun the members send class hashes only), then the cause report.
+// The call sites of the first outlier's shown parting (its path and the
+// calls it and its reference make there), each thread read again up to
+// the parting only. Left empty where a thread cannot be read.
+void add_sites(TraceInput& input, analysis::Outlier& o) {
+  const TraceInput::Thread* mine = input.find_or_load(o.thread);
+  const TraceInput::Thread* theirs = input.find_or_load(o.reference);
+  try {
+    if (mine != nullptr) {
+      const SitesAt at = sites_at(input, *mine, o.parting.mine_index);
+      // The path's call frames are the calls open there, outermost first.
+      std::vector<std::uint64_t> sites;
+      std::size_t open = 0;
+      for (const analysis::PathFrame& f : o.parting.path) {
+        sites.push_back(!f.loop && open < at.open.size() ? at.open[open] : 0);
+        open += f.loop ? 0 : 1;
+      }
+      sites.push_back(o.parting.mine.kind == analysis::PartingStep::Kind::kCall ? at.at : 0);
+      o.path_sites = site_texts(input, mine->process, sites);
+      o.mine_site = o.path_sites.back();
+      o.path_sites.pop_back();
+    }
+    if (theirs != nullptr && o.parting.theirs.kind == analysis::PartingStep::Kind::kCall) {
+      const SitesAt at = sites_at(input, *theirs, o.parting.theirs_index);
+      o.theirs_site = site_texts(input, theirs->process, {at.at}).front();
+    }
+  } catch (const FormatError& e) {
+    report_error(e);  // read once already: a file that changed since
+  }
+}
+
+// Loop summaries of every thread (`built`: from the classes pass, in
+// input.threads()' order; else read again, on the leader: under mpirun
+// the members send class hashes only), then the cause report, with the
+// first outlier's call sites when `sites`.
 analysis::CauseReport find_causes_of(TraceInput& input, const std::vector<ThreadClass>& threads,
-                                     std::size_t max_body) {
+                                     std::size_t max_body,
+                                     std::vector<analysis::LoopSummary>* built, bool sites) {
   std::vector<const TraceInput::Thread*> found(threads.size(), nullptr);
   for (std::size_t i = 0; i < threads.size(); ++i) found[i] = input.find_or_load(threads[i].id);
   std::vector<analysis::LoopSummary> summaries(threads.size());
   std::vector<char> read(threads.size(), 0);
-  parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
-    if (found[i] == nullptr) return;
-    read[i] = input.read_thread(*found[i], [&](ThreadStream& stream) {
-      analysis::LoopBuilder builder(max_body);
-      for (analysis::Event e; stream.next(e);) builder.push(e);
-      summaries[i] = builder.finish();
+  if (built != nullptr) {
+    // The threads that were read, by their place in input.threads().
+    std::map<analysis::ThreadId, std::size_t> place;
+    for (std::size_t k = 0; k < input.threads().size() && k < built->size(); ++k) {
+      place.emplace(input.threads()[k].id, k);
+    }
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      const auto it = place.find(threads[i].id);
+      if (found[i] == nullptr || it == place.end()) continue;
+      summaries[i] = std::move((*built)[it->second]);
+      read[i] = 1;
+    }
+  } else {
+    parallel_for(threads.size(), input.jobs(), [&](std::size_t i) {
+      if (found[i] == nullptr) return;
+      read[i] = input.read_thread(*found[i], [&](ThreadStream& stream) {
+        analysis::LoopBuilder builder(max_body);
+        for (analysis::Event e; stream.next(e);) builder.push(e);
+        summaries[i] = builder.finish();
+      });
     });
-  });
+  }
   std::vector<analysis::ThreadLoops> loops;
   for (std::size_t i = 0; i < threads.size(); ++i) {
     if (read[i]) loops.push_back({threads[i].id, &summaries[i]});
   }
-  return analysis::find_causes(loops);
+  analysis::CauseReport report = analysis::find_causes(loops);
+  if (sites && !report.outliers.empty()) add_sites(input, report.outliers.front());
+  return report;
 }
 
 // Classes in the order their earliest members part (the outliers' order),
@@ -149,9 +212,12 @@ std::vector<analysis::Classes::Class> order_by_parting(
 int run_classes(const ClassesOptions& o) {
   ReaderTeam& team = ReaderTeam::get();
   std::optional<TraceInput> owned;
+  // A team of one builds the loop summaries in its one pass.
+  std::vector<analysis::LoopSummary> summaries;
+  const bool one_pass = o.cause && team.size() == 1;
   const auto partials = gather_partials(team, [&] {
     owned.emplace(o.view, [&](std::size_t i, std::uint64_t) { return team.owns(i); });
-    return classes_partial(*owned, o);
+    return classes_partial(*owned, o, one_pass ? &summaries : nullptr);
   });
   if (!team.leader()) return 0;
   TraceInput& input = *owned;
@@ -168,7 +234,10 @@ int run_classes(const ClassesOptions& o) {
   for (const auto& t : threads) classes.add(t.id, t.hash);
   // Cause first: each thread against its role's majority, on loop summaries.
   analysis::CauseReport cause;
-  if (o.cause) cause = find_causes_of(input, threads, o.max_body);
+  if (o.cause) {
+    cause =
+        find_causes_of(input, threads, o.max_body, one_pass ? &summaries : nullptr, o.view.sites);
+  }
   // After find_causes_of(): the names of the processes it loaded too.
   const analysis::NameTable names = simplified_names(input.names(), o.simplify);
   if (o.cause) {
@@ -176,6 +245,7 @@ int run_classes(const ClassesOptions& o) {
                            cause, names, [&](analysis::ThreadId id) { return input.label(id); }));
   }
   const auto ordered = order_by_parting(classes.ordered(), cause);
+  SiteNamer site_namer(input);
   std::size_t members = 0;
   for (const auto& c : ordered) members += c.members.size();
   fmt::print("{} class{} of {} thread{} (--by {})\n", ordered.size(),
@@ -208,9 +278,11 @@ int run_classes(const ClassesOptions& o) {
       if (other.members.contains(*reference)) reference_label = other.label;
     }
     analysis::Divergence d;
+    const TraceInput::Thread* left_thread = input.find_or_load(*reference);
+    const TraceInput::Thread* right_thread = input.find_or_load(representative);
     try {
-      auto left = input.open(*input.find_or_load(*reference));
-      auto right = input.open(*input.find_or_load(representative));
+      auto left = input.open(*left_thread, o.view.sites);
+      auto right = input.open(*right_thread, o.view.sites);
       d = analysis::first_divergence(*left, *right, o.context);
     } catch (const FormatError& e) {
       // Both were read once already: a file that changed since.
@@ -220,7 +292,10 @@ int run_classes(const ClassesOptions& o) {
     }
     std::string text = analysis::describe_divergence(
         d, names, fmt::format("class {} {}", reference_label, input.label(*reference)),
-        fmt::format("class {} {}", c.label, input.label(representative)));
+        fmt::format("class {} {}", c.label, input.label(representative)),
+        [&](bool left, std::uint64_t site) {
+          return site_namer.text(left ? left_thread->process : right_thread->process, site);
+        });
     std::string indented;
     for (std::size_t pos = 0; pos < text.size();) {
       const std::size_t nl = text.find('\n', pos);

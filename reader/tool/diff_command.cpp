@@ -19,6 +19,7 @@
 #include "ranked_diff.h"
 #include "reader_team.h"
 #include "simplified_names.h"
+#include "sites_at.h"
 #include "trace_input.h"
 
 namespace parlot::tool {
@@ -36,18 +37,19 @@ struct DiffOptions {
   RankedDiffOptions cap;  ///< the caps without --all
 };
 
-/// describe_divergence() (the divergence into `*divergence` when given), then (when the streams
-/// differ and `o.loops`) the loop-level diff, indented under "  loop-level diff (NLR, < left only,
-/// > right only):".
+/// describe_divergence() (the divergence into `*divergence` when given; call sites through
+/// `site_text`), then (when the streams differ and `o.loops`) the loop-level diff, indented under
+/// "  loop-level diff (NLR, < left only, > right only):".
 std::string compare(analysis::EventSource& left, analysis::EventSource& right,
                     const analysis::NameTable& names, const std::string& left_label,
                     const std::string& right_label, const DiffOptions& o,
+                    const analysis::SiteText& site_text,
                     analysis::Divergence* divergence = nullptr) {
   // Each side decoded (and loop-summarised) on its own thread.
   PrefetchSource l(left, o.loops ? o.max_body : 0), r(right, o.loops ? o.max_body : 0);
   const auto d = analysis::first_divergence(l, r, o.context);
   if (divergence != nullptr) *divergence = d;
-  std::string out = analysis::describe_divergence(d, names, left_label, right_label);
+  std::string out = analysis::describe_divergence(d, names, left_label, right_label, site_text);
   if (!o.loops || d.identical) return out;
   analysis::LoopDiffOptions lo;
   lo.context = o.context;
@@ -121,6 +123,9 @@ int diff_runs(ReaderTeam& team, const DiffOptions& o) {
   const auto partials = gather_partials(team, [&] {
     left.emplace(o.left, owns);
     right.emplace(rv, owns);
+    left->track_sites(o.left.sites);
+    right->track_sites(o.left.sites);
+    SiteNamer left_sites(*left), right_sites(*right);
     analysis::NameTable names = left->names();
     names.merge(right->names());
     names = simplified_names(names, o.simplify);
@@ -141,7 +146,10 @@ int diff_runs(ReaderTeam& team, const DiffOptions& o) {
         auto sa = left->open(t);
         auto sb = right->open(*other);
         analysis::Divergence d;
-        p.text = compare(*sa, *sb, names, left_label, right_label, o, &d);
+        const auto site_text = [&](bool l, std::uint64_t site) {
+          return l ? left_sites.text(t.process, site) : right_sites.text(other->process, site);
+        };
+        p.text = compare(*sa, *sb, names, left_label, right_label, o, site_text, &d);
         p.identical = d.identical;
         p.position = d.position;
         p.size = d.left_events > d.right_events ? d.left_events - d.right_events
@@ -195,10 +203,14 @@ int run_diff(const DiffOptions& o) {
     }
     std::string text;
     try {
-      auto sa = left.open(*ta);
-      auto sb = left.open(*tb);
+      auto sa = left.open(*ta, o.left.sites);
+      auto sb = left.open(*tb, o.left.sites);
+      SiteNamer sites(left);
+      const auto site_text = [&](bool l, std::uint64_t site) {
+        return sites.text(l ? ta->process : tb->process, site);
+      };
       text = compare(*sa, *sb, simplified_names(left.names(), o.simplify), left.label(a),
-                     left.label(b), o);
+                     left.label(b), o, site_text);
       left.finished(*sa);
       left.finished(*sb);
     } catch (const FormatError& e) {

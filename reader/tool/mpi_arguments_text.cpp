@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "parlot/mpi_op.h"
+
 namespace parlot::tool {
 namespace {
 
 constexpr unsigned kCompleted = static_cast<unsigned>(format::MpiField::kCompleted);
+constexpr unsigned kOp = kMpiOpField;
 
 }  // namespace
 
@@ -16,6 +19,10 @@ std::string mpi_arguments_text(const MpiCallArguments& a) {
     if (!out.empty()) out += ", ";
     out += mpi_field_name(bit);
     out += '=';
+    if (bit == kOp) {
+      out += mpi_op_name(a.value[bit]);
+      continue;
+    }
     if (bit != kCompleted) {
       out += std::to_string(a.value[bit]);
       continue;

@@ -56,6 +56,9 @@ class PrefetchSource : public analysis::EventSource {
   /// The stream index of the event next() returned last.
   std::uint64_t last_index() const override { return pos_ == 0 ? 0 : current_.indices[pos_ - 1]; }
 
+  /// The call site of the entry next() returned last (the decoded stream's).
+  std::uint64_t last_site() const override { return pos_ == 0 ? 0 : current_.sites[pos_ - 1]; }
+
   /// Reads the rest of the stream, then returns its loop summary (built
   /// with `max_body` > 0 only). Call once.
   analysis::LoopSummary loop_summary() {
@@ -71,10 +74,12 @@ class PrefetchSource : public analysis::EventSource {
         Chunk chunk;
         chunk.events.reserve(chunk_);
         chunk.indices.reserve(chunk_);
+        chunk.sites.reserve(chunk_);
         analysis::Event e;
         while (chunk.events.size() < chunk_ && (more = in_.next(e))) {
           chunk.events.push_back(e);
           chunk.indices.push_back(in_.last_index());
+          chunk.sites.push_back(e.enter ? in_.last_site() : 0);
         }
         if (builder_) {
           for (const analysis::Event& x : chunk.events) builder_->push(x);
@@ -108,10 +113,12 @@ class PrefetchSource : public analysis::EventSource {
     return true;
   }
 
-  // Events decoded ahead, with their indices in the thread's stream.
+  // Events decoded ahead, with their indices in the thread's stream and
+  // their call sites.
   struct Chunk {
     std::vector<analysis::Event> events;
     std::vector<std::uint64_t> indices;
+    std::vector<std::uint64_t> sites;
   };
 
   analysis::EventSource& in_;

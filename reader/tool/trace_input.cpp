@@ -300,11 +300,11 @@ const TraceInput::Thread* TraceInput::find_or_load(analysis::ThreadId id) {
   return find(id);
 }
 
-std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t) const {
+std::unique_ptr<ThreadStream> TraceInput::open(const Thread& t, bool sites) const {
   const ProcessTrace& p = processes_[t.process];
   return std::make_unique<ThreadStream>(t.file, p.function_addresses.size(), functions_[t.process],
                                         options_.filter.max_depth,
-                                        !options_.filter.keeps_everything(), with_sites_);
+                                        !options_.filter.keeps_everything(), sites);
 }
 
 std::string TraceInput::label(analysis::ThreadId id) const {

@@ -140,7 +140,7 @@ class ThreadStream final : public analysis::EventSource {
   /// The call site (return address, run-time; 0 = unknown) of the entry
   /// next_call() returned last, when the stream was opened with `sites`
   /// (0 otherwise, and for traces without call sites).
-  std::uint64_t last_site() const { return sites_ ? sites_->last() : 0; }
+  std::uint64_t last_site() const override { return sites_ ? sites_->last() : 0; }
   /// The thread's marks, labels quoted and escaped (quoted_visible_text).
   std::span<const Mark> marks() const override { return shown_marks_; }
   std::uint64_t last_index() const override { return consumed_ - 1; }
@@ -223,7 +223,10 @@ class TraceInput {
   const Thread* find_or_load(analysis::ThreadId id);
   /// Adds names learnt elsewhere (another member's partial result).
   void add_names(const analysis::NameTable& names) { names_.merge(names); }
-  std::unique_ptr<ThreadStream> open(const Thread& t) const;
+  std::unique_ptr<ThreadStream> open(const Thread& t) const { return open(t, with_sites_); }
+  /// open(), tracking each entry's call site when `sites` (whatever
+  /// track_sites() says).
+  std::unique_ptr<ThreadStream> open(const Thread& t, bool sites) const;
   /// "rank R thread T" (or "process P thread T" when the run has no ranks);
   /// "rank R fork K thread T" for the threads of a rank's K-th other process.
   std::string label(analysis::ThreadId id) const;

@@ -46,6 +46,23 @@ PARLOT_NI void parlot_mpi_put(parlot_mpi_record* r, enum parlot_mpi_field f, int
   r->value[f] = v;
 }
 
+PARLOT_NI void parlot_mpi_put_op(parlot_mpi_record* r, MPI_Op op) {
+  if (op == MPI_OP_NULL) return;
+  /* Handles compared, not codes: Open MPI's are addresses (different in
+     every process), MPICH's integers. */
+  const MPI_Op known[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                          MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+                          MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
+  int64_t code = 0;
+  for (int i = 0; i < (int)(sizeof known / sizeof known[0]); ++i) {
+    if (op == known[i]) {
+      code = i + 1;
+      break;
+    }
+  }
+  parlot_mpi_put(r, PARLOT_MPI_OP, code);
+}
+
 typedef int (*type_size_t)(MPI_Datatype, int*);
 typedef int (*get_count_t)(const MPI_Status*, MPI_Datatype, int*);
 static type_size_t next_type_size;

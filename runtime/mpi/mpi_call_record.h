@@ -32,7 +32,8 @@ enum parlot_mpi_field {
   PARLOT_MPI_NEW_COMM_SIZE = 13, /* its size, ranks */
   PARLOT_MPI_COMPLETED = 14,     /* requests completed: a list (see FORMAT.md) */
   PARLOT_MPI_REQUESTS = 15,      /* requests handed to a Wait/Test call */
-  PARLOT_MPI_FIELDS = 16
+  PARLOT_MPI_OP = 16,            /* reduction operation (parlot_mpi_op_code) */
+  PARLOT_MPI_FIELDS = 17
 };
 
 /* Completions a record keeps (the first ones, in the order MPI reports them). */
@@ -69,6 +70,11 @@ void parlot_mpi_put(parlot_mpi_record* r, enum parlot_mpi_field f, int64_t v);
    MPI_DATATYPE_NULL. */
 void parlot_mpi_put_bytes(parlot_mpi_record* r, enum parlot_mpi_field f, const void* buf,
                           int64_t count, MPI_Datatype type);
+/* Sets PARLOT_MPI_OP to the code of `op`: 1 MPI_MAX, 2 MPI_MIN, 3 MPI_SUM,
+   4 MPI_PROD, 5 MPI_LAND, 6 MPI_BAND, 7 MPI_LOR, 8 MPI_BOR, 9 MPI_LXOR,
+   10 MPI_BXOR, 11 MPI_MINLOC, 12 MPI_MAXLOC, 13 MPI_REPLACE, 14 MPI_NO_OP,
+   0 a user-defined operation (docs/FORMAT.md); nothing for MPI_OP_NULL. */
+void parlot_mpi_put_op(parlot_mpi_record* r, MPI_Op op);
 /* Sets PARLOT_MPI_COMM and PARLOT_MPI_COMM_SIZE (nothing for MPI_COMM_NULL;
    no ID for a communicator the wrappers did not see created). */
 void parlot_mpi_put_comm(parlot_mpi_record* r, MPI_Comm comm);
@@ -97,6 +103,8 @@ void parlot_mpi_comm_freed(parlot_mpi_record* r, MPI_Comm comm);
 int64_t parlot_mpi_fint(const void* p);
 MPI_Comm parlot_mpi_comm_f2c(const void* p);
 MPI_Datatype parlot_mpi_type_f2c(const void* p);
+/* The C handle of the Fortran operation handle at `p` (PMPI_Op_f2c). */
+MPI_Op parlot_mpi_op_f2c(const void* p);
 /* The buffer argument as C sees it: MPI_IN_PLACE for Fortran's MPI_IN_PLACE. */
 const void* parlot_mpi_fortran_buffer(const void* p);
 /* Sets the status fields from a Fortran status (nothing for Fortran's

@@ -216,6 +216,14 @@ PARLOT_NI MPI_Datatype parlot_mpi_type_f2c(const void* p) {
   return f(*(const MPI_Fint*)p);
 }
 
+typedef MPI_Op (*op_f2c_t)(MPI_Fint);
+static op_f2c_t next_op_f2c;
+
+PARLOT_NI MPI_Op parlot_mpi_op_f2c(const void* p) {
+  op_f2c_t f = (op_f2c_t)parlot_mpi_next((void**)&next_op_f2c, "PMPI_Op_f2c");
+  return f(*(const MPI_Fint*)p);
+}
+
 /* Fortran's MPI_IN_PLACE is the address of a common block the MPI library
    defines (Open MPI's name; null when absent: no buffer is in place). */
 static const void* fortran_symbol(const char* name, const void** slot, int* resolved) {

@@ -14,6 +14,20 @@
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_long_long_int
 #pragma weak ompi_mpi_op_max
+#pragma weak ompi_mpi_op_min
+#pragma weak ompi_mpi_op_sum
+#pragma weak ompi_mpi_op_prod
+#pragma weak ompi_mpi_op_land
+#pragma weak ompi_mpi_op_band
+#pragma weak ompi_mpi_op_lor
+#pragma weak ompi_mpi_op_bor
+#pragma weak ompi_mpi_op_lxor
+#pragma weak ompi_mpi_op_bxor
+#pragma weak ompi_mpi_op_minloc
+#pragma weak ompi_mpi_op_maxloc
+#pragma weak ompi_mpi_op_replace
+#pragma weak ompi_mpi_op_no_op
+#pragma weak ompi_mpi_op_null
 #endif
 #pragma weak MPI_F_STATUS_IGNORE
 #pragma weak MPI_F_STATUSES_IGNORE

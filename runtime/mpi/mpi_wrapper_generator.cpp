@@ -211,6 +211,7 @@ std::string lower(std::string s) {
 //   bytes, recv_bytes = BUF,COUNT,TYPE          COUNT x size of TYPE (none
 //                                               when BUF is MPI_IN_PLACE)
 //   comm = P                                    communicator ID and size
+//   op = P                                      reduction operation's code
 //   newcomm = P     after the call, the communicator it created (MPI_Comm*)
 //   freecomm = P    before the call, the communicator it frees (MPI_Comm*)
 //   status = P      after the call, the status's source, tag and bytes
@@ -264,13 +265,13 @@ constexpr ArgumentEntry kArgumentTable[] = {
     {"MPI_Ibarrier", "comm=0"},
     {"MPI_Bcast", "bytes=-,1,2 root=3 comm=4"},
     {"MPI_Ibcast", "bytes=-,1,2 root=3 comm=4"},
-    {"MPI_Reduce", "bytes=-,2,3 root=5 comm=6"},
-    {"MPI_Ireduce", "bytes=-,2,3 root=5 comm=6"},
-    {"MPI_Allreduce", "bytes=-,2,3 comm=5"},
-    {"MPI_Iallreduce", "bytes=-,2,3 comm=5"},
-    {"MPI_Scan", "bytes=-,2,3 comm=5"},
-    {"MPI_Exscan", "bytes=-,2,3 comm=5"},
-    {"MPI_Reduce_scatter_block", "recv_bytes=-,2,3 comm=5"},
+    {"MPI_Reduce", "bytes=-,2,3 op=4 root=5 comm=6"},
+    {"MPI_Ireduce", "bytes=-,2,3 op=4 root=5 comm=6"},
+    {"MPI_Allreduce", "bytes=-,2,3 op=4 comm=5"},
+    {"MPI_Iallreduce", "bytes=-,2,3 op=4 comm=5"},
+    {"MPI_Scan", "bytes=-,2,3 op=4 comm=5"},
+    {"MPI_Exscan", "bytes=-,2,3 op=4 comm=5"},
+    {"MPI_Reduce_scatter_block", "recv_bytes=-,2,3 op=4 comm=5"},
     {"MPI_Gather", "bytes=0,1,2 root=6 comm=7"},
     {"MPI_Gatherv", "bytes=0,1,2 root=7 comm=8"},
     {"MPI_Scatter", "recv_bytes=3,4,5 root=6 comm=7"},
@@ -338,6 +339,7 @@ void check_rule(const Function& f, const ArgumentRule& r) {
       {"bytes", {{"constvoid*", "void*"}, {"int"}, {"MPI_Datatype"}}},
       {"recv_bytes", {{"constvoid*", "void*"}, {"int"}, {"MPI_Datatype"}}},
       {"comm", {{"MPI_Comm"}}},
+      {"op", {{"MPI_Op"}}},
       {"newcomm", {{"MPI_Comm*"}}},
       {"freecomm", {{"MPI_Comm*"}}},
       {"status", {{"MPI_Status*"}}},
@@ -456,6 +458,9 @@ RecordCode record_code(const Function& f, const std::vector<ArgumentRule>& rules
                   integer(at[1]) + ", " + type + ");\n";
     } else if (r.what == "comm") {
       c.before += "  parlot_mpi_put_comm(" + rec + ", " + comm(at[0]) + ");\n";
+    } else if (r.what == "op") {
+      const std::string op = fortran ? "parlot_mpi_op_f2c(" + arg(at[0]) + ")" : arg(at[0]);
+      c.before += "  parlot_mpi_put_op(" + rec + ", " + op + ");\n";
     } else if (r.what == "freecomm") {
       c.before += "  parlot_mpi_comm_freed(" + rec + ", " + deref_comm(at[0]) + ");\n";
     } else if (r.what == "newcomm") {

@@ -163,7 +163,9 @@ TEST_F(AnalysisViews, DiffOfTwoRunsIsIdenticalAndOfTwoThreadsIsNot) {
       read_tool("diff " + qs() + " --left rank=0,thread=1 --right rank=0,thread=2");
   EXPECT_THAT(two, HasSubstr("first divergence at event 4"));
   EXPECT_THAT(two,
-              HasSubstr("call stack there: sort_worker quicksort partition median_of_three\n"));
+              HasSubstr("call stack there: sort_worker > quicksort at quicksort_threads.c:109 > "
+                        "partition at quicksort_threads.c:102 > median_of_three at "
+                        "quicksort_threads.c:82\n"));
 }
 
 // A job stopped by SIGTERM: the runtime closes the frames still open with

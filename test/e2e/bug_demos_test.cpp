@@ -44,22 +44,6 @@ constexpr int kHaloIteration = kHaloExchange + 4 + 4;
 constexpr int kRoundsStart = 1;
 constexpr int kRound = 3 * 2;
 
-/// Starts `argv` with stdout and stderr into `out`; returns its pid.
-pid_t spawn(const std::vector<std::string>& argv, const fs::path& out) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -142,7 +126,7 @@ std::string run_until_hung(const std::vector<std::string>& argv, const std::stri
   return read_file(out);
 }
 
-/// `stacks` of halo_mpi --skip-exchange 2:5 once every rank hangs.
+/// `stacks --no-sites` of halo_mpi --skip-exchange 2:5 once every rank hangs.
 constexpr const char* kSkipExchangeStacks =
     "4 threads (ranks 0-3)\n"
     "  main [4 threads: ranks 0-3]\n"
@@ -151,6 +135,21 @@ constexpr const char* kSkipExchangeStacks =
     "        MPI_Waitall [3 threads: ranks 0-1,3]\n"
     "    residual_norm [1 thread: rank 2]\n"
     "      MPI_Allreduce [1 thread: rank 2]\n";
+
+/// The same with call sites: ranks 1 and 3 wait in the first shift (rank 2
+/// neither receives nor sends), rank 0 in the second (its first went to
+/// ranks 1 and 3). exchange_halo and residual_norm are inlined into main:
+/// no line of main calls them.
+constexpr const char* kSkipExchangeStacksWithSites =
+    "4 threads (ranks 0-3)\n"
+    "  main [4 threads: ranks 0-3]\n"
+    "    exchange_halo [3 threads: ranks 0-1,3]\n"
+    "      shift at halo_mpi.c:92 [2 threads: ranks 1,3]\n"
+    "        MPI_Waitall at halo_mpi.c:88 [2 threads: ranks 1,3]\n"
+    "      shift at halo_mpi.c:93 [1 thread: rank 0]\n"
+    "        MPI_Waitall at halo_mpi.c:88 [1 thread: rank 0]\n"
+    "    residual_norm [1 thread: rank 2]\n"
+    "      MPI_Allreduce at halo_mpi.c:125 [1 thread: rank 2]\n";
 
 class BugDemos : public ::testing::Test {
  protected:
@@ -204,11 +203,14 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
           "earliest divergence: rank 2 thread 0 at iteration 6 of the loop in main, after " +
           std::to_string(kHaloSetup + 5 * kHaloIteration) +
           " common events\n"
-          "  rank 2 thread 0 calls relax where the majority (3 of 3 peers part from it "
-          "there; e.g. rank "));
+          "  rank 2 thread 0 calls relax at halo_mpi.c:144 where the majority (3 of 3 peers "
+          "part from it there; e.g. rank "));
   EXPECT_THAT(cause.out, HasSubstr(") calls exchange_halo\n"
-                                   "  call path: main > [iteration 6] > relax\n"
+                                   "  call path: main > [iteration 6] > relax at halo_mpi.c:144\n"
                                    "then: rank "));
+  // --no-sites: the same lines without them.
+  const RunResult bare = parlot_read({"classes", "--no-sites", dir.string()});
+  EXPECT_THAT(bare.out, HasSubstr("  call path: main > [iteration 6] > relax\nthen: rank "));
   // The classes in the order they part: rank 2's first.
   EXPECT_THAT(cause.out, HasSubstr(" (--by trace)\nclass "));
   EXPECT_THAT(cause.out.substr(cause.out.find(" (--by trace)\nclass ")),
@@ -225,6 +227,7 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
   const RunResult stacks = parlot_read({"stacks", dir.string()});
   EXPECT_EQ(stacks.exit_status, 0) << stacks.err;
   EXPECT_EQ(stacks.out, kSkipExchangeStacks);
+  EXPECT_EQ(parlot_read_with_sites({"stacks", dir.string()}).out, kSkipExchangeStacksWithSites);
 
   // Rank 2 relaxes where rank 0 starts its 6th exchange.
   const RunResult diff =
@@ -233,7 +236,7 @@ TEST_F(BugDemos, RankThatSkipsAnExchangeHangsAloneInTheAllreduce) {
   EXPECT_THAT(diff.out, HasSubstr("rank 2 thread 0 vs rank 0 thread 0: first divergence at event " +
                                   std::to_string(kHaloSetup + 5 * kHaloIteration) + " ("));
   EXPECT_THAT(diff.out, HasSubstr("  call stack there: main\n"));
-  EXPECT_THAT(diff.out, HasSubstr("  rank 2 thread 0:\n  <   enter relax\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  rank 2 thread 0:\n  <   enter relax at halo_mpi.c:144\n"));
   EXPECT_THAT(diff.out, HasSubstr("  rank 0 thread 0:\n  >   enter exchange_halo\n"));
   EXPECT_THAT(
       diff.out,
@@ -407,7 +410,7 @@ TEST_F(BugDemos, RankOnAnotherBranchIsAloneAndDivergesInItsFirstRelax) {
   EXPECT_EQ(diff.exit_status, 0) << diff.err;
   EXPECT_THAT(diff.out, HasSubstr("rank 1 thread 0 vs rank 0 thread 0: first divergence at event " +
                                   std::to_string(kHaloSetup + kHaloExchange + 1) + " ("));
-  EXPECT_THAT(diff.out, HasSubstr("  call stack there: main relax\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  call stack there: main > relax at halo_mpi.c:144\n"));
   EXPECT_THAT(diff.out, HasSubstr("  <     enter apply_fixed_boundary\n"));
   EXPECT_THAT(diff.out, HasSubstr("  >     enter use_ghosts\n"));
   EXPECT_THAT(diff.out, HasSubstr("          -20  apply_fixed_boundary\n"));
@@ -463,6 +466,14 @@ TEST_F(ThreadBugDemos, ThreadWaitingOnAConditionIsAloneAtItsOwnStack) {
             "  worker [4 threads: process 0 threads 1-4]\n"
             "    end_round [3 threads: process 0 threads 1-2,4]\n"
             "    wait_for_round_done [1 thread: process 0 thread 3]\n");
+  // With call sites: the C library's call of each thread's start routine
+  // has none (not a line of the program).
+  EXPECT_EQ(parlot_read_with_sites({"stacks", dir.string()}).out,
+            "5 threads (process 0 threads 0-4)\n"
+            "  main [1 thread: process 0]\n"
+            "  worker [4 threads: process 0 threads 1-4]\n"
+            "    end_round [3 threads: process 0 threads 1-2,4]\n"
+            "    wait_for_round_done at rounds_threads.c:111 [1 thread: process 0 thread 3]\n");
 
   const RunResult diff = parlot_read(
       {"diff", dir.string(), "--left", "rank=0,thread=3", "--right", "rank=0,thread=1"});
@@ -470,7 +481,7 @@ TEST_F(ThreadBugDemos, ThreadWaitingOnAConditionIsAloneAtItsOwnStack) {
   EXPECT_THAT(diff.out, HasSubstr("first divergence at event " +
                                   std::to_string(kRoundsStart + 3 * kRound + 4) + " ("));
   EXPECT_THAT(diff.out, HasSubstr("  call stack there: worker\n"));
-  EXPECT_THAT(diff.out, HasSubstr("  <   enter wait_for_round_done\n"));
+  EXPECT_THAT(diff.out, HasSubstr("  <   enter wait_for_round_done at rounds_threads.c:111\n"));
   EXPECT_THAT(diff.out, HasSubstr("  >   enter end_round\n"));
 }
 

@@ -79,8 +79,10 @@ TEST_F(DeepTrace, DiffFindsTheBottomAndFoldsTheFrames) {
   ASSERT_EQ(d.exit_status, 0) << d.err;
   EXPECT_EQ(d.signal, 0);
   // recurse(kDepth) makes kDepth + 1 nested calls; the right side one fewer.
-  EXPECT_THAT(
-      d.out, HasSubstr("call stack there: deep_worker recurse x " + std::to_string(kDepth) + "\n"));
+  // The first from deep_worker's line, the others from recurse's own.
+  EXPECT_THAT(d.out, HasSubstr("call stack there: deep_worker > recurse at call_fixture.c:50 > "
+                               "recurse at call_fixture.c:46 x " +
+                               std::to_string(kDepth - 1) + "\n"));
   EXPECT_THAT(d.out, HasSubstr("more levels of \"recurse {\""));
   EXPECT_LT(d.out.size(), 64u * 1024) << d.out.substr(0, 4096);
 }

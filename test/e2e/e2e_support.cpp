@@ -1,5 +1,6 @@
 #include "e2e_support.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,21 @@ std::string quote(const std::string& s) {
 }
 
 }  // namespace
+
+pid_t spawn(const std::vector<std::string>& argv, const fs::path& out) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -2,6 +2,8 @@
 // program under libparlotrt.so, running parlot-read, reading events back.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -27,6 +29,10 @@ RunResult run(const std::vector<std::string>& argv, const std::vector<std::strin
 
 /// The whole content of file `p` ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& p);
+
+/// Starts `argv` (argv[0] a path) in the background with stdout and stderr
+/// into file `out`; returns its pid (the caller waits for it).
+pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& out);
 
 /// True when `program` is on PATH.
 bool have(const std::string& program);

@@ -62,6 +62,19 @@ static void add_int(line_t* l, const char* name, long long v) {
   add(l, " %s=%lld", name, v);
 }
 
+/* The reduction operation as the trace codes it (docs/FORMAT.md, field op). */
+static void add_op(line_t* l, MPI_Op op) {
+  if (op == MPI_OP_NULL) return;
+  const MPI_Op ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                        MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+                        MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
+  long long code = 0;
+  for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); ++i) {
+    if (op == ops[i]) code = i + 1;
+  }
+  add_int(l, "op", code);
+}
+
 static void add_bytes(line_t* l, const char* name, const void* buf, long long count,
                       MPI_Datatype type) {
   if (buf == MPI_IN_PLACE || type == MPI_DATATYPE_NULL) return;
@@ -232,6 +245,7 @@ int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op o
   start(&l, "MPI_Allreduce");
   add_bytes(&l, "bytes", NULL, count, type);
   add_comm(&l, comm);
+  add_op(&l, op);
   finish(&l);
   return PMPI_Allreduce(s, r, count, type, op, comm);
 }
@@ -359,6 +373,7 @@ int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, 
   add_bytes(&l, "bytes", NULL, count, type);
   add_comm(&l, comm);
   add_int(&l, "root", root);
+  add_op(&l, op);
   finish(&l);
   return PMPI_Reduce(s, r, count, type, op, root, comm);
 }
@@ -478,6 +493,7 @@ void mpi_allreduce_(void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint*
   start(&l, "MPI_Allreduce");
   add_bytes(&l, "bytes", NULL, *count, PMPI_Type_f2c(*type));
   add_comm(&l, PMPI_Comm_f2c(*comm));
+  add_op(&l, PMPI_Op_f2c(*op));
   finish(&l);
   pmpi_allreduce_(s, r, count, type, op, comm, ierr);
 }

@@ -10,6 +10,7 @@
      wrong-root      rank 1 passes root=1 to MPI_Reduce
      wrong-kind      rank 1 calls MPI_Bcast where the others call MPI_Reduce
      wrong-count     rank 1 reduces 2 doubles where the others reduce 1
+     wrong-op        rank 1 reduces with MPI_MAX where the others use MPI_SUM
      unmatched-send  rank 0 also sends rank 1 a message (tag 99) nobody receives
      deadlock        ranks 0 and 1 each wait in MPI_Recv for the other first;
                      rank 2 goes on to the next MPI_Allreduce
@@ -42,6 +43,8 @@ static double reduce_step(int i, double v) {
     MPI_Bcast(in, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   } else if (planted(i, "wrong-count") && rank == 1) {
     MPI_Reduce(in, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  } else if (planted(i, "wrong-op") && rank == 1) {
+    MPI_Reduce(in, sum, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   } else {
     MPI_Reduce(in, sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   }

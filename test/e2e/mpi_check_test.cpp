@@ -60,17 +60,7 @@ class MpiCheck : public ::testing::Test {
         "PARLOT_FLUSH_MS=100",
         PARLOT_MPI_CHECK_FIXTURE,
         mode};
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 1);
-      dup2(fd, 2);
-      std::vector<char*> args;
-      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
+    const pid_t pid = spawn(argv, out);
     int status = 0;
     std::string last;
     int still = 0;
@@ -103,6 +93,19 @@ class MpiCheck : public ::testing::Test {
     return parlot_read(args);
   }
 
+  // check of `mode`: exit status 3, the first finding's line "1. FIRST",
+  // and `call` (a line of one of its calls) in the output, which is
+  // printed. Returns the result.
+  RunResult expect_first_finding(const std::string& mode, const std::string& first,
+                                 const std::string& call) {
+    const RunResult r = check(mode);
+    EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("\n1. " + first + "\n"));
+    EXPECT_THAT(r.out, HasSubstr(call));
+    std::printf("%s", r.out.c_str());
+    return r;
+  }
+
   std::string mpirun_;
   std::string output_;
   TempDir tmp_;
@@ -121,17 +124,24 @@ TEST_F(MpiCheck, ACorrectProgramHasNoFindingAndTraceSelectsByRank) {
   EXPECT_THAT(trace.out, HasSubstr(" rank 1 "));
   EXPECT_THAT(trace.out, Not(HasSubstr(" rank 0 ")));
   EXPECT_THAT(trace.out, Not(HasSubstr(" rank 2 ")));
-  EXPECT_THAT(trace.out, HasSubstr("MPI_Reduce(bytes=8, comm=0, comm_size=3, root=0);"));
+  EXPECT_THAT(trace.out,
+              HasSubstr("MPI_Reduce(bytes=8, comm=0, comm_size=3, root=0, op=MPI_SUM);"));
 }
 
 TEST_F(MpiCheck, WrongRootNamesTheRankTheCallAndTheIteration) {
   const RunResult r = check("wrong-root");
   EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Reduce with root=1 where ranks 0,2 have "
-                               "root=0 (collective 8 on MPI_COMM_WORLD)\n"));
+                               "root=0 (collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce at "
+                               "mpi_check_fixture.c:41, iteration 4 of the loop in main]\n"));
   EXPECT_THAT(r.out, HasSubstr("   rank 1 thread 0: MPI_Reduce(bytes=8, comm=0, comm_size=3, "
-                               "root=1) at main > step > reduce_step > MPI_Reduce, iteration 4 "
-                               "of the loop in main\n"));
+                               "root=1, op=MPI_SUM) at main > step > reduce_step > MPI_Reduce at "
+                               "mpi_check_fixture.c:41, iteration 4 of the loop in main\n"));
+  // --no-sites: the location without them.
+  const RunResult bare =
+      parlot_read({"check", (tmp_.path() / "wrong-root").string(), "--no-sites"});
+  EXPECT_THAT(bare.out, HasSubstr("(collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce, "
+                                  "iteration 4 of the loop in main]\n"));
   std::printf("%s", r.out.c_str());
 }
 
@@ -147,45 +157,56 @@ TEST_F(MpiCheck, WrongRootAsJson) {
   EXPECT_EQ(f.at("calls")[0].at("arguments").at("root"), 1);
   EXPECT_EQ(f.at("calls")[0].at("iteration"), 4);
   EXPECT_EQ(f.at("calls")[0].at("loop_in"), "main");
+  EXPECT_EQ(f.at("calls")[0].at("site"), "mpi_check_fixture.c:41");
 }
 
 TEST_F(MpiCheck, MismatchedCollectiveKind) {
-  const RunResult r = check("wrong-kind");
-  EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Bcast where ranks 0,2 call MPI_Reduce "
-                               "(collective 8 on MPI_COMM_WORLD)\n"));
-  EXPECT_THAT(r.out, HasSubstr("at main > step > reduce_step > MPI_Bcast, iteration 4 of the "
-                               "loop in main\n"));
-  std::printf("%s", r.out.c_str());
+  expect_first_finding("wrong-kind",
+                       "rank 1 calls MPI_Bcast where ranks 0,2 call MPI_Reduce (collective 8 on "
+                       "MPI_COMM_WORLD) [rank 1: MPI_Bcast at mpi_check_fixture.c:43, iteration 4 "
+                       "of the loop in main]",
+                       "at main > step > reduce_step > MPI_Bcast at mpi_check_fixture.c:43, "
+                       "iteration 4 of the loop in main\n");
 }
 
 TEST_F(MpiCheck, CountMismatch) {
-  const RunResult r = check("wrong-count");
-  EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("\n1. rank 1 calls MPI_Reduce with 16 bytes where ranks 0,2 have "
-                               "8 bytes (collective 8 on MPI_COMM_WORLD)\n"));
-  std::printf("%s", r.out.c_str());
+  expect_first_finding("wrong-count",
+                       "rank 1 calls MPI_Reduce with 16 bytes where ranks 0,2 have 8 bytes "
+                       "(collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce at "
+                       "mpi_check_fixture.c:45, iteration 4 of the loop in main]",
+                       "   rank 1 thread 0: MPI_Reduce(bytes=16, ");
+}
+
+TEST_F(MpiCheck, WrongReductionOperation) {
+  expect_first_finding("wrong-op",
+                       "rank 1 calls MPI_Reduce with op=MPI_MAX where ranks 0,2 have op=MPI_SUM "
+                       "(collective 8 on MPI_COMM_WORLD) [rank 1: MPI_Reduce at "
+                       "mpi_check_fixture.c:47, iteration 4 of the loop in main]",
+                       "   rank 1 thread 0: MPI_Reduce(bytes=8, comm=0, comm_size=3, root=0, "
+                       "op=MPI_MAX) at main > step > reduce_step > MPI_Reduce at "
+                       "mpi_check_fixture.c:47, iteration 4 of the loop in main\n");
 }
 
 TEST_F(MpiCheck, SendNeverReceived) {
-  const RunResult r = check("unmatched-send");
-  EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
+  const RunResult r = expect_first_finding(
+      "unmatched-send",
+      "rank 0 sent a message to rank 1 (tag 99, 4 bytes) that was never received (in MPI_Send) "
+      "[rank 0: MPI_Send at mpi_check_fixture.c:64, iteration 4 of the loop in main]",
+      "   rank 0 thread 0: MPI_Send(dest=1, tag=99, bytes=4, comm=0, comm_size=3) at main > step "
+      "> exchange > MPI_Send at mpi_check_fixture.c:64, iteration 4 of the loop in main\n");
   EXPECT_THAT(r.out, HasSubstr("parlot-read check: 1 problem in 3 ranks"));
-  EXPECT_THAT(r.out, HasSubstr("\n1. rank 0 sent a message to rank 1 (tag 99, 4 bytes) that was "
-                               "never received (in MPI_Send)\n"));
-  EXPECT_THAT(r.out, HasSubstr("   rank 0 thread 0: MPI_Send(dest=1, tag=99, bytes=4, comm=0, "
-                               "comm_size=3) at main > step > exchange > MPI_Send, iteration 4 "
-                               "of the loop in main\n"));
-  std::printf("%s", r.out.c_str());
 }
 
 TEST_F(MpiCheck, DeadlockCycleInAJobStoppedWithSigterm) {
   const RunResult r = check("deadlock");
   EXPECT_EQ(r.exit_status, 3) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n1. deadlock: rank 0 waits in MPI_Recv for rank 1, which waits "
-                               "in MPI_Recv for rank 0\n"
+                               "in MPI_Recv for rank 0 [rank 0: MPI_Recv at "
+                               "mpi_check_fixture.c:58, iteration 4 of the loop in main]\n"
                                "2. rank 2 waits in MPI_Allreduce (collective 9 on "
-                               "MPI_COMM_WORLD) for ranks 0-1, which are in MPI_Recv\n"));
+                               "MPI_COMM_WORLD) for ranks 0-1, which are in MPI_Recv [rank 2: "
+                               "MPI_Allreduce at mpi_check_fixture.c:72, iteration 5 of the loop "
+                               "in main]\n"));
   EXPECT_THAT(r.out, HasSubstr("   rank 1 thread 0: MPI_Recv(source=0, tag=7, "));
   // trace shows the arguments of the receive that never returned.
   const RunResult trace =

@@ -374,7 +374,7 @@ TEST_F(ParallelRead, ClassesPutEachOutlierChildAlone) {
   EXPECT_THAT(classes.out,
               HasSubstr("class D: process 41 (1 thread), representative process 41 thread 0\n"
                         "  versus class A: first divergence at event 403 "));
-  EXPECT_THAT(classes.out, HasSubstr(">       enter step_other\n"));
+  EXPECT_THAT(classes.out, HasSubstr(">       enter step_other at fork_tree.c:80\n"));
   EXPECT_THAT(classes.out, HasSubstr("class A: processes 1-5,7-40,42-64 (62 threads), "
                                      "representative process 1 thread 0\n"));
 }
@@ -421,7 +421,7 @@ TEST_F(ParallelRead, ForkChildrenOfRanksAreNamedApart) {
   EXPECT_EQ(diff.exit_status, 0) << diff.err;
   EXPECT_THAT(diff.out, HasSubstr("rank 1 fork 1 thread 0 vs rank 1 fork 2 thread 0: first "
                                   "divergence at event "));
-  EXPECT_THAT(diff.out, HasSubstr(">       enter step_other\n"));
+  EXPECT_THAT(diff.out, HasSubstr(">       enter step_other at fork_tree.c:80\n"));
   if (!mpirun_.empty()) {
     expect_same_as_serial({{"classes", d}, {"stacks", d}, {"loops", d}, {"stats", d}}, {2});
   }

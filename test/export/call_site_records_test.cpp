@@ -17,30 +17,12 @@
 namespace parlot {
 namespace {
 
+using test::cat;
+using test::varint;
+using test::zigzag;
 using ::testing::HasSubstr;
 
 constexpr std::uint8_t kSiteKind = static_cast<std::uint8_t>(format::AuxKind::kCallSites);
-
-// LEB128 of `v`.
-std::vector<std::uint8_t> varint(std::uint64_t v) {
-  std::vector<std::uint8_t> out;
-  while (v >= 0x80) {
-    out.push_back(static_cast<std::uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<std::uint8_t>(v));
-  return out;
-}
-
-std::vector<std::uint8_t> zigzag(std::int64_t v) {
-  return varint((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
-}
-
-std::vector<std::uint8_t> cat(std::initializer_list<std::vector<std::uint8_t>> parts) {
-  std::vector<std::uint8_t> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
 
 TEST(CallSiteRecords, EntriesDecodeToEventsAndAddresses) {
   // Two records: sites of entries 1, 2, 5 (deltas from the previous site,

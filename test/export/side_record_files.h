@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <vector>
 
 #include "parlot/format.h"
@@ -17,6 +18,29 @@ template <class T>
 void append(std::vector<std::uint8_t>& b, const T& v) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
   b.insert(b.end(), p, p + sizeof v);
+}
+
+/// LEB128 of `v`.
+inline std::vector<std::uint8_t> varint(std::uint64_t v) {
+  std::vector<std::uint8_t> out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<std::uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<std::uint8_t>(v));
+  return out;
+}
+
+/// Zigzag LEB128 of `v`.
+inline std::vector<std::uint8_t> zigzag(std::int64_t v) {
+  return varint((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+}
+
+/// Concatenation of byte strings.
+inline std::vector<std::uint8_t> cat(std::initializer_list<std::vector<std::uint8_t>> parts) {
+  std::vector<std::uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
 }
 
 inline void append_record(std::vector<std::uint8_t>& b, std::uint8_t kind, std::uint64_t index,
