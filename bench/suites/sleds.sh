@@ -13,8 +13,10 @@
 # interleaved (bench/lib/interleave.py: each round runs every command once,
 # ratios to plain within the round), wall and CPU (user+sys) time. Then the
 # events of one traced run of each build and, when the runtime patches
-# sleds, the patching speed: a near-empty run (lua -e '', sqlite3 'select
-# 1', lulesh -s 1 -i 1) with PARLOT_START=off against tracing on, per sled.
+# sleds, what switching costs: parlot_start() (patches every sled of every
+# loaded object) and parlot_stop() timed 20 times before main
+# (bench/sled_switch_timer.c) in a near-empty run (lua -e '', sqlite3
+# 'select 1', lulesh -s 1 -i 1) and in a program of 20,000 functions.
 # Works against whatever runtime is in the build directory: whether it
 # patches sleds is found out by tracing a small sled-built probe.
 # shellcheck source=bench/lib/common.sh
@@ -50,12 +52,31 @@ patches=0
 probe_events=$(events_of "$tmp/p" 2>/dev/null || true)
 [ "${probe_events:-0}" -gt 0 ] && patches=1
 [ "$patches" = 1 ] || note "the runtime in $BUILD does not patch sleds: no 'sleds on' rows"
+if [ "$patches" = 1 ]; then
+  gcc -O2 -Wall -Werror -shared -fPIC "$ROOT/bench/sled_switch_timer.c" -o "$tmp/switch_timer.so" \
+    -L"$(dirname "$RT")" -Wl,-rpath,"$(dirname "$RT")" -lparlotrt
+fi
 
 # name|arguments (hyperfine word-split)|near-empty arguments (patching)
 rounds_arg=$([ "$QUICK" = 1 ] && echo 1 || echo 15)
 programs=("lua|$wl/bench.lua $rounds_arg|-e ''"
   "sqlite3|:memory: '.read $wl/workload.sql'|:memory: 'select 1;'")
 [ -n "$lulesh" ] && programs+=("lulesh|-s $([ "$QUICK" = 1 ] && echo 10 || echo "${PARLOT_BENCH_LULESH_SIZE:-25}") -i 100 -q|-s 1 -i 1 -q")
+
+# switch_row NAME BINARY ARGS: a row of the switching table: parlot_start()
+# patches every sled of every loaded object, parlot_stop() unpatches
+# (bench/sled_switch_timer.c: 20 times before main; then a near-empty run).
+switch_row() {
+  local sleds=0 size line
+  for size in $(readelf -SW "$2" | awk '$2 == "__patchable_function_entries" { print $6 }'); do
+    sleds=$((sleds + 16#$size / 8))
+  done
+  line=$(eval "env PARLOT_QUIET=1 PARLOT_DIR=$tmp/p PARLOT_START=off PARLOT_SWITCH_REPS=20 \
+    LD_PRELOAD='$RT $tmp/switch_timer.so' $2 $3" 2>&1 >/dev/null | grep '^sled_switch_timer:')
+  local _ reps on_med on_min off_med off_min
+  read -r _ _ reps _ on_med on_min _ off_med off_min <<<"$line"
+  patch_rows+=("| $1 | $sleds | $on_med ($on_min) | $off_med ($off_min) | $(awk -v n="$sleds" -v t="$on_med" 'BEGIN { printf "%.1f", n / t }') |")
+}
 
 rounds=$(reps)
 off_env="PARLOT_QUIET=1 PARLOT_START=off PARLOT_DIR=$tmp/p LD_PRELOAD=$RT"
@@ -84,34 +105,32 @@ for p in "${programs[@]}"; do
   labels='"sleds off": "sleds off (PARLOT_START=off)"'
   [ "$patches" = 1 ] || labels='"sleds off": "sleds, runtime preloaded (it does not patch sleds)"'
   echo "{\"events\": $events}, \"labels\": {$labels}}" >"$OUT/$name.meta.json"
-  if [ "$patches" = 1 ]; then
-    # Patching: a near-empty run started off against one started on (which
-    # also records the few calls of that run: an upper bound).
-    size=$(readelf -SW "$b-sleds" | awk '$2 == "__patchable_function_entries" { print $6 }')
-    sleds=$((16#${size:-0} / 8))
-    interleave run --rounds "$((rounds * 4))" --out "$OUT/$name-patch.json" \
-      --prepare "rm -rf $tmp/p" -n off "env $off_env $b-sleds $empty_args" \
-      -n on "env $(trace_env "$tmp/p") $b-sleds $empty_args"
-    patch_rows+=("$(/usr/bin/python3 - "$OUT/$name-patch.json" "$name" "$sleds" <<'PY'
-import json, statistics, sys
-d = json.load(open(sys.argv[1]))["results"]
-sleds = int(sys.argv[3])
-diff = statistics.median(on - off for on, off in zip(d["on"]["cpu"], d["off"]["cpu"]))
-rate = f"{sleds / diff / 1e6:.2f}" if diff > 0 else "-"
-print(f"| {sys.argv[2]} | {sleds:,} | {statistics.median(d['off']['cpu']) * 1e3:.2f} | "
-      f"{statistics.median(d['on']['cpu']) * 1e3:.2f} | {diff * 1e3:.2f} | {rate} |")
-PY
-)")
-  fi
+  [ "$patches" = 0 ] || switch_row "$name" "$b-sleds" "$empty_args"
 done
+if [ "$patches" = 1 ]; then
+  # Patching speed apart from the fixed cost: 20,000 functions.
+  /usr/bin/python3 - >"$tmp/many.c" <<'EOF'
+n = 20000
+for i in range(n):
+    print(f"__attribute__((noinline)) int f{i}(int x) {{ return x + {i}; }}")
+print("typedef int (*fn)(int);")
+print("static fn const table[] = {" + ",".join(f"f{i}" for i in range(n)) + "};")
+print("int main(int argc, char** argv) { (void)argv; int s = 0;")
+print("  for (unsigned i = 0; i < sizeof table / sizeof table[0]; ++i) s += table[i](argc);")
+print("  return s == 0; }")
+EOF
+  # shellcheck disable=SC2046  # the flags are words
+  gcc -O1 "$tmp/many.c" -o "$tmp/many" $("$PARLOT" flags --mode sleds --cflags)
+  switch_row "20,000 functions" "$tmp/many" ""
+fi
 echo "### Build modes, tracing off and on (gcc; $rounds interleaved rounds; ratios: median of the per-round ratios to plain, min-max in parentheses)"
 echo
 interleave table --baseline plain "${files[@]}"
 if [ "$patches" = 1 ]; then
   echo
-  echo "### Patching the sleds (CPU ms of a near-empty run, median of $((rounds * 4)) rounds)"
+  echo "### Switching tracing on and off (parlot_start / parlot_stop before main, 20 times; µs per call, median (min))"
   echo
-  echo "| program | sleds | started off | started on | on - off | M sleds/s (upper bound on the time) |"
-  echo "|---|---|---|---|---|---|"
+  echo "| program | sleds in the executable | on: patch every sled, µs | off: unpatch, µs | M sleds/s patched |"
+  echo "|---|---|---|---|---|"
   printf '%s\n' "${patch_rows[@]}"
 fi
