@@ -27,6 +27,9 @@
 #              built with gcc and clang, fully instrumented and instrumented
 #              after inlining (parlot_instrument AFTER_INLINING), untraced
 #              and traced
+#   sleds      lua, sqlite3 and LULESH (PARLOT_BENCH_LULESH) built plain, with
+#              sleds and with hooks: tracing off and on, interleaved rounds,
+#              wall and CPU time; the sleds' patching speed
 #
 # Options:
 #   --quick     small sizes and few repetitions: every suite in a few minutes
@@ -40,10 +43,12 @@
 #   scripts/build.sh), BENCH_RUNS (hyperfine runs per command),
 #   BENCH_REPS (Google Benchmark repetitions), PARLOT_BENCH_DEBIAN (where the
 #   Debian programs are built, default bench-results/debian),
-#   PARLOT_BENCH_LULESH (LULESH 2.0's source tree, for the inlining suite).
+#   PARLOT_BENCH_LULESH (LULESH 2.0's source tree, for the inlining and
+#   sleds suites), PARLOT_BENCH_LULESH_SIZE (its -s in the sleds suite,
+#   default 25).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_suites=(hooks codec programs reader mpi libcalls processes inlining)
+all_suites=(hooks codec programs reader mpi libcalls processes inlining sleds)
 QUICK=0
 DRY_RUN=0
 build=1

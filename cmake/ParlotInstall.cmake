@@ -1,7 +1,8 @@
 # Install layout (README "Install"): bin/parlot, bin/parlot-read,
 # lib/libparlotrt.so.<version> (SONAME libparlotrt.so.<major>),
 # lib/libparlot-api.so.<version>, include/parlot/, lib/cmake/Parlot/,
-# lib/pkgconfig/parlot.pc and parlot-api.pc, man pages, bash completion.
+# lib/pkgconfig/parlot.pc, parlot-sleds.pc and parlot-api.pc, man pages,
+# bash completion.
 include(CMakePackageConfigHelpers)
 
 set(PARLOT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Parlot)
@@ -15,7 +16,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/ParlotConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/ParlotConfig.cmake
   ${PROJECT_BINARY_DIR}/ParlotConfigVersion.cmake DESTINATION ${PARLOT_CMAKE_DIR})
 
-foreach(pc parlot parlot-api)
+foreach(pc parlot parlot-sleds parlot-api)
   configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()

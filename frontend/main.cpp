@@ -1,5 +1,6 @@
 // parlot: the front end. `parlot record [options] -- PROGRAM ARGS` records a
-// program; `parlot info|trace|stats ... ` (every other subcommand) runs
+// program; `parlot flags [options]` prints the flags that build one for
+// tracing; `parlot info|trace|stats ... ` (every other subcommand) runs
 // parlot-read with the same arguments; `parlot --version`.
 // Exit status: record gives the program's (or dies of its signal); 2 usage.
 #include <fmt/core.h>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flags_command.h"
 #include "install_paths.h"
 #include "record_command.h"
 
@@ -38,11 +40,14 @@ namespace {
 int main(int argc, char** argv) {
   if (argc >= 2) {
     const std::string_view first = argv[1];
-    if (first != "record" && first.substr(0, 1) != "-") forward_to_parlot_read(argc, argv);
+    if (first != "record" && first != "flags" && first.substr(0, 1) != "-") {
+      forward_to_parlot_read(argc, argv);
+    }
   }
   CLI::App app{
       "parlot: whole-program function-call tracer\n"
       "  parlot record [OPTIONS] [--] PROGRAM [ARGS...]   record a program\n"
+      "  parlot flags [--mode hooks|sleds] [OPTIONS]      flags to build a program for tracing\n"
       "  parlot info|trace|stats DIR ...                  read a trace (parlot-read)"};
   app.set_version_flag("-V,--version", "parlot " PARLOT_VERSION);
   app.require_subcommand(1);
@@ -51,6 +56,7 @@ int main(int argc, char** argv) {
     command = parlot::frontend::split_program_command(argc, argv);
   }
   parlot::frontend::add_record_command(app, command);
+  parlot::frontend::add_flags_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

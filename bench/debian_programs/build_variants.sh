@@ -13,9 +13,14 @@
 #   OUTDIR/variants/<prog>-<cc>-cheap  clang: + -finstrument-functions-after-inlining
 #                                      gcc:   + -finstrument-functions
 #                                        -finstrument-functions-exclude-file-list=/usr/include
+#   OUTDIR/variants/<prog>-<cc>-sleds  + the sled build's flags
+#                                        (-fpatchable-function-entry=N, read from
+#                                        include/parlot/build_modes.h)
 #
-# (the flags parlot_instrument(... AFTER_INLINING) gives). Idempotent: a
-# binary is built only when missing. Two compilations at a time.
+# (the flags parlot_instrument(... AFTER_INLINING) and (MODE SLEDS) give).
+# PARLOT_VARIANTS (default "plain all cheap") and PARLOT_COMPILERS (default
+# "gcc clang") choose what to build. Idempotent: a binary is built only when
+# missing. Two compilations at a time.
 set -euo pipefail
 if [[ $# -lt 1 || $# -gt 2 ]]; then
   echo "usage: $0 OUTDIR [LULESH_SOURCE_DIR]" >&2
@@ -30,6 +35,11 @@ mkdir -p "$V"
 log() { echo "[build_variants] $*" >&2; }
 
 COMMON=(-g -O2 -fno-omit-frame-pointer)
+read -r -a variants <<<"${PARLOT_VARIANTS:-plain all cheap}"
+read -r -a compilers <<<"${PARLOT_COMPILERS:-gcc clang}"
+# The sled build's flag, from its one definition.
+sled_flags=$(sed -n 's/^#define PARLOT_SLED_FLAGS "\(.*\)"$/\1/p' "$here/../../include/parlot/build_modes.h")
+[[ -n $sled_flags ]] || { echo "no PARLOT_SLED_FLAGS in include/parlot/build_modes.h" >&2; exit 1; }
 # flags_of CC VARIANT: the instrumentation flags of a variant.
 flags_of() {
   case "$2" in
@@ -42,6 +52,7 @@ flags_of() {
         echo "-finstrument-functions -finstrument-functions-exclude-file-list=/usr/include"
       fi
       ;;
+    sleds) echo "$sled_flags" ;;
   esac
 }
 
@@ -75,8 +86,8 @@ lua_dir="$(find "$OUTDIR/src" -mindepth 1 -maxdepth 1 -type d -name 'lua5.4-*' |
 lua_srcs=()
 for f in "$lua_dir"/*.c; do [[ $(basename "$f") == luac.c ]] || lua_srcs+=("$f"); done
 amal="$OUTDIR/src/sqlite3-amalgamation"
-for variant in plain all cheap; do
-  for cc in gcc clang; do
+for variant in "${variants[@]}"; do
+  for cc in "${compilers[@]}"; do
     build lua "$cc" "$variant" -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX \
       -I"$OUTDIR/src/lua-deb-include" "${lua_srcs[@]}" -Wl,-E -lm -ldl
     build sqlite3 "$cc" "$variant" -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -I"$amal" \

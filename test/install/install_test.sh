@@ -56,6 +56,7 @@ case $mode in
     dpkg-deb -c "$deb" >"$work/contents"
     for f in ./usr/bin/parlot ./usr/bin/parlot-read ./usr/include/parlot/parlot.h \
       ./usr/lib/cmake/Parlot/ParlotConfig.cmake ./usr/lib/pkgconfig/parlot.pc \
+      ./usr/lib/pkgconfig/parlot-sleds.pc \
       ./usr/share/man/man1/parlot.1; do
       expect_in "$work/contents" "$f"
     done
@@ -167,6 +168,40 @@ if command -v clang >/dev/null; then
     fail "app_inlined (clang) under parlot record"
   check_trace "$work/t6"
 fi
+
+step "sled build: parlot_instrument(MODE SLEDS), parlot-sleds.pc, parlot flags --mode sleds"
+# has_sleds BINARY: the sleds' section is in it and it calls no hooks.
+has_sleds() {
+  readelf -SW "$1" | grep -q ' __patchable_function_entries ' ||
+    { readelf -SW "$1" >&2; fail "$1 has no __patchable_function_entries section"; }
+  if readelf -sW "$1" | grep -q __cyg_profile_func_enter; then fail "$1 calls the hooks"; fi
+}
+sled_flags=$(parlot flags --mode sleds --cflags)
+[[ $sled_flags == *-fpatchable-function-entry=* ]] || fail "parlot flags --mode sleds: $sled_flags"
+compile=$(/usr/bin/python3 -c 'import json, sys
+print(next(c["command"] for c in json.load(open(sys.argv[1])) if "app_sleds.dir" in c["command"]))' \
+  "$work/cmake-build/compile_commands.json")
+echo "app_sleds: $compile" >&2
+[[ " $compile " == *" $sled_flags "* ]] || fail "parlot_instrument(MODE SLEDS) lacks $sled_flags"
+[[ $compile != *-finstrument-functions* ]] || fail "parlot_instrument(MODE SLEDS) also adds hooks"
+has_sleds "$work/cmake-build/app_sleds"
+PARLOT_START=off PARLOT_DIR="$work/t7" PARLOT_QUIET=1 "$work/cmake-build/app_sleds" |
+  grep -q "^sum 14 " || fail "app_sleds does not run with the installed runtime"
+pc_sleds=$(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags parlot-sleds)
+[[ " $pc_sleds " == *" $sled_flags "* ]] || fail "pkg-config --cflags parlot-sleds: $pc_sleds"
+# shellcheck disable=SC2046
+cc -O2 "$here/project/app.c" -o "$work/app_pc_sleds" \
+  $(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs parlot-sleds)
+has_sleds "$work/app_pc_sleds"
+# shellcheck disable=SC2046
+cc -O2 "$here/project/app.c" -o "$work/app_flags_sleds" -I"$prefix/include" \
+  $(parlot flags --mode sleds --with-runtime)
+has_sleds "$work/app_flags_sleds"
+linked=$(ldd "$work/app_flags_sleds" | awk '$1 == "libparlotrt.so.0" { print $3 }')
+[ "$(readlink -f "$linked")" = "$(readlink -f "$prefix/$libdir/libparlotrt.so.0")" ] ||
+  { ldd "$work/app_flags_sleds" >&2; fail "parlot flags --with-runtime does not link the installed runtime"; }
+PARLOT_START=off PARLOT_DIR="$work/t8" PARLOT_QUIET=1 "$work/app_flags_sleds" | grep -q "^sum 14 " ||
+  fail "app_flags_sleds does not run"
 
 step "pkg-config project: cc app.c \$(pkg-config --cflags --libs parlot)"
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
