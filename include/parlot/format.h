@@ -221,17 +221,46 @@ static_assert(sizeof(TrailerPayload) == 80);
 /// First 8 bytes of the function table file.
 inline constexpr char kFunctionsMagic[8] = {'P', 'A', 'R', 'L', 'O', 'T', 'F', 'N'};
 
+/// Version of the function table the runtime writes: entries are
+/// FunctionEntry (an object of the load map and an offset from its load
+/// bias), so that the table is the same in every process that runs the
+/// same objects, whatever their load addresses. Versions 1 to 5 (the
+/// thread files' version at the time) hold one u64 run-time address per
+/// entry. Independent of kVersion from version 6 on: the thread files'
+/// own version 6 is the flight window (kFlightVersion), unrelated.
+inline constexpr std::uint16_t kFunctionsVersion = 6;
+/// The last function-table version whose entries are u64 run-time addresses.
+inline constexpr std::uint16_t kFunctionsAddressVersion = 5;
+
 /// Header of the function table (24 bytes). It is followed by `count`
-/// little-endian u64 run-time addresses: entry i is the address of function
-/// ID i+1 (ID 0 is the exit event and has no entry).
+/// entries: entry i is function ID i+1 (ID 0 is the exit event and has no
+/// entry); a FunctionEntry each in version kFunctionsVersion, a
+/// little-endian u64 run-time address each in versions 1 to 5.
 struct FunctionsHeader {
   char magic[8];            ///< kFunctionsMagic
-  std::uint16_t version;    ///< kVersion
+  std::uint16_t version;    ///< kFunctionsVersion (1 to 5 in older traces)
   std::uint16_t reserved0;  ///< zero
   std::uint32_t reserved1;  ///< zero
   std::uint64_t count;      ///< number of function IDs assigned (IDs 1..count)
 };
 static_assert(sizeof(FunctionsHeader) == 24);
+
+/// FunctionEntry::object of a function that lies in no object of the load
+/// map (an entry stub of a library call, PARLOT_LIBCALLS): its `offset` is
+/// its run-time address.
+inline constexpr std::uint32_t kNoObject = 0xffffffffu;
+
+/// One function of a version-6 function table (16 bytes): where the
+/// function is, relative to its object, so that processes running the same
+/// objects at other addresses (address-space randomisation) write the same
+/// bytes. Run-time address = the object's load bias (the `load_bias` line
+/// of the process file with that object index) + `offset`.
+struct FunctionEntry {
+  std::uint32_t object;    ///< index of the object in the load map (version 2), or kNoObject
+  std::uint32_t reserved;  ///< zero
+  std::uint64_t offset;    ///< address minus the object's load bias (its link-time address), bytes
+};
+static_assert(sizeof(FunctionEntry) == 16);
 
 /// Largest function ID the codec can carry (31 bits, see codec/FORMAT.md "Words").
 inline constexpr std::uint32_t kMaxFunctionId = 0x7fffffffu;
@@ -243,8 +272,17 @@ inline constexpr const char* kProcessMagicLine = "parlot-process 1";
 /// First line of the crash record "crash" (written when a fatal signal
 /// arrives).
 inline constexpr const char* kCrashMagicLine = "parlot-crash 1";
-/// First line of the load map file "loadmap".
-inline constexpr const char* kLoadMapMagicLine = "parlot-loadmap 1";
+/// First line of the load map file "loadmap" the runtime writes (version
+/// 2): one line per object, `<index> <link start> <link end> <build id>
+/// <path>`, with link-time addresses (run-time minus the load bias), so the
+/// file is the same in every process that loads the same objects in the
+/// same order; each object's load bias is a `load_bias <index> <bias>` line
+/// of the process file.
+inline constexpr const char* kLoadMapMagicLine = "parlot-loadmap 2";
+/// First line of a version-1 load map (older traces): `<start> <end> <load
+/// bias> <build id> <path>` lines with run-time addresses, repeated at the
+/// start and at the end.
+inline constexpr const char* kLoadMapV1MagicLine = "parlot-loadmap 1";
 /// First line of the library-call record "libcalls" (PARLOT_LIBCALLS: how
 /// many relocations were patched or left, and the name of each entry stub's
 /// function address).

@@ -1,5 +1,5 @@
 // Load map: where each DSO (executable or shared library) sat in a traced
-// process's address space. Written by the runtime (runtime/io/load_map_writer.cpp)
+// process's address space. Written by the runtime (runtime/io/object_table.cpp)
 // into the `loadmap` file of the process directory (docs/FORMAT.md), read back
 // by the reader, consumed by the symbolizer.
 #pragma once

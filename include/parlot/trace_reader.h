@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -52,6 +53,11 @@ struct CrashRecord {
 /// Parses a "crash" file. Throws FormatError.
 CrashRecord read_crash_record(const std::filesystem::path& file);
 
+/// Load biases of a process's objects, by their index in a version-2 load
+/// map (the process file's `load_bias` lines): run-time address minus
+/// link-time address, bytes.
+using LoadBiases = std::map<std::uint32_t, std::uint64_t>;
+
 /// Contents of a process directory's "process" file.
 struct ProcessMetadata {
   std::uint64_t pid = 0;
@@ -65,6 +71,9 @@ struct ProcessMetadata {
   bool compress = true;
   /// Recorded with PARLOT_DISCARD=1: counts only, no event data.
   bool discard = false;
+  /// Where each object of a version-2 load map was loaded (`load_bias`
+  /// lines; empty for older traces, whose load map holds the biases).
+  LoadBiases load_biases;
   std::uint64_t threads = 0;    ///< thread traces started
   std::uint64_t functions = 0;  ///< function IDs assigned (0 while running)
   /// The errno of the write failure that stopped the process's trace (a
@@ -89,15 +98,33 @@ struct ProcessMetadata {
 /// Parses a "process" file. Throws FormatError.
 ProcessMetadata read_process_metadata(const std::filesystem::path& file);
 
-/// Parses a "loadmap" file; duplicate lines (the runtime writes the map at
-/// start and at end) are kept once. Throws FormatError.
+/// Parses a "loadmap" file into run-time address ranges. Version 1: the
+/// objects with their run-time ranges and biases, duplicate lines (the
+/// runtime wrote the map at start and at end) kept once. Version 2: the
+/// objects by index with link-time ranges, each made a run-time range with
+/// its bias from `biases` (the process file's `load_bias` lines, which
+/// version 1 ignores). Throws FormatError naming the file and the offset of
+/// the line at fault (a version-2 object without a bias included).
+LoadMap read_load_map(const std::filesystem::path& file, const LoadBiases& biases);
+
+/// read_load_map() with the biases of the "process" file in the same
+/// directory, read only for a version-2 map. Throws FormatError.
 LoadMap read_load_map(const std::filesystem::path& file);
 
 /// Parses a "functions" file: element i is the run-time address of
-/// function ID i+1. A table whose header count is still 0 (the process did
-/// not finish) holds the entries up to the end of the file. At most
-/// `max_count` entries are accepted.
-/// Throws FormatError.
+/// function ID i+1. Versions 1 to 5 hold the addresses; version 6 holds
+/// (object index, offset) entries, resolved as `biases[object] + offset`
+/// (an entry without an object: the offset itself). A table whose header
+/// count is still 0 (the process did not finish) holds the entries up to
+/// the end of the file. At most `max_count` entries are accepted. Throws
+/// FormatError naming the file and offset (a version-6 entry whose object
+/// has no bias included).
+std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
+                                               const LoadBiases& biases,
+                                               std::uint64_t max_count = 1ull << 30);
+
+/// read_function_table() with the biases of the "process" file in the same
+/// directory, read only for a version-6 table. Throws FormatError.
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                std::uint64_t max_count = 1ull << 30);
 

@@ -51,6 +51,19 @@ ProcessMetadata read_process_metadata(const std::filesystem::path& file) {
       m.clock_tick_ns = number();
     } else if (key == "clock_tick_late_ns") {
       m.clock_tick_late_ns = number();
+    } else if (key == "load_bias") {
+      // <index> <bias, hex>
+      const std::size_t sp = value.find(' ');
+      if (sp == std::string::npos) throw FormatError(file, at, "load_bias line without a bias");
+      const std::uint64_t index =
+          detail::parse_u64(value.substr(0, sp), 10, file, at, "object index");
+      const std::uint64_t bias =
+          detail::parse_u64(value.substr(sp + 1), 16, file, at + sp + 1, "load bias");
+      if (index >= format::kNoObject) throw FormatError(file, at, "object index out of range");
+      const auto [it, added] = m.load_biases.emplace(static_cast<std::uint32_t>(index), bias);
+      if (!added && it->second != bias) {
+        throw FormatError(file, at, "two load biases for object " + std::to_string(index));
+      }
     } else if (key == "write_error") {
       m.write_error = static_cast<int>(std::min<std::uint64_t>(number(), 1u << 30));
     }  // unknown keys are skipped: later minor additions stay readable
@@ -91,11 +104,21 @@ CrashRecord read_crash_record(const std::filesystem::path& file) {
   return c;
 }
 
-LoadMap read_load_map(const std::filesystem::path& file) {
-  const auto lines = detail::read_text_file(file, format::kLoadMapMagicLine, 64 << 20);
+namespace {
+
+// The biases of the process file beside `file` (a process directory's
+// loadmap or functions file).
+LoadBiases biases_beside(const std::filesystem::path& file) {
+  return read_process_metadata(file.parent_path() / "process").load_biases;
+}
+
+// A version-1 load map (run-time addresses; the runtime wrote the map at
+// start and at end).
+LoadMap read_load_map_v1(const std::filesystem::path& file,
+                         const std::vector<detail::TextLine>& lines) {
   LoadMap map;
-  // The runtime writes the map at start and at end: keep each distinct line
-  // once (FORMAT.md), hashed: O(n) expected for n lines.
+  // Keep each distinct line once (FORMAT.md), hashed: O(n) expected for n
+  // lines.
   std::unordered_set<std::string_view> seen;
   seen.reserve(lines.size());
   const auto entry_hash = [&map](std::size_t i) {
@@ -144,11 +167,81 @@ LoadMap read_load_map(const std::filesystem::path& file) {
   return map;
 }
 
-std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
-                                               std::uint64_t max_count) {
+// A version-2 load map: `<index> <link start> <link end> <build id>
+// <path>`, indices 0, 1, 2, ... in order; each object's run-time range is
+// its link-time range moved by its bias.
+LoadMap read_load_map_v2(const std::filesystem::path& file,
+                         const std::vector<detail::TextLine>& lines, const LoadBiases& biases) {
+  LoadMap map;
+  map.reserve(lines.size() - 1);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto& [offset, text] = lines[i];
+    std::size_t fields[4];
+    std::size_t pos = 0;
+    for (auto& f : fields) {
+      f = text.find(' ', pos);
+      if (f == std::string::npos)
+        throw FormatError(file, offset, "load map line has too few fields");
+      pos = f + 1;
+    }
+    const std::uint64_t index =
+        detail::parse_u64(text.substr(0, fields[0]), 10, file, offset, "object index");
+    if (index != map.size()) {
+      throw FormatError(file, offset,
+                        "object index " + std::to_string(index) + " out of order (expected " +
+                            std::to_string(map.size()) + ")");
+    }
+    const std::uint64_t start =
+        detail::parse_u64(text.substr(fields[0] + 1, fields[1] - fields[0] - 1), 16, file,
+                          offset + fields[0] + 1, "start address");
+    const std::uint64_t end =
+        detail::parse_u64(text.substr(fields[1] + 1, fields[2] - fields[1] - 1), 16, file,
+                          offset + fields[1] + 1, "end address");
+    if (end <= start) throw FormatError(file, offset, "empty address range");
+    const auto bias = biases.find(static_cast<std::uint32_t>(index));
+    if (bias == biases.end()) {
+      throw FormatError(
+          file, offset,
+          "object " + std::to_string(index) + " has no load_bias line in the process file");
+    }
+    LoadedObject o;
+    o.load_bias = bias->second;
+    o.start = start + o.load_bias;
+    o.end = end + o.load_bias;
+    if (o.end <= o.start) throw FormatError(file, offset, "address range wraps with its load bias");
+    o.build_id = text.substr(fields[2] + 1, fields[3] - fields[2] - 1);
+    if (o.build_id == "-") o.build_id.clear();
+    o.path = detail::unescape(text.substr(fields[3] + 1), file, offset + fields[3] + 1);
+    map.push_back(std::move(o));
+  }
+  return map;
+}
+
+}  // namespace
+
+LoadMap read_load_map(const std::filesystem::path& file, const LoadBiases& biases) {
+  std::size_t version = 0;
+  const auto lines = detail::read_text_file(
+      file, {format::kLoadMapMagicLine, format::kLoadMapV1MagicLine}, 64 << 20, version);
+  return version == 0 ? read_load_map_v2(file, lines, biases) : read_load_map_v1(file, lines);
+}
+
+LoadMap read_load_map(const std::filesystem::path& file) {
+  std::size_t version = 0;
+  const auto lines = detail::read_text_file(
+      file, {format::kLoadMapMagicLine, format::kLoadMapV1MagicLine}, 64 << 20, version);
+  return version == 0 ? read_load_map_v2(file, lines, biases_beside(file))
+                      : read_load_map_v1(file, lines);
+}
+
+namespace {
+
+// The function table's header, checked; `size` is the file's size.
+format::FunctionsHeader read_functions_header(const std::filesystem::path& file, std::ifstream& in,
+                                              std::uint64_t& size) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) throw FormatError(file, 0, "not a regular file");
-  std::ifstream in(file, std::ios::binary);
+  in.open(file, std::ios::binary);
   if (!in) throw FormatError(file, 0, "cannot open file");
   format::FunctionsHeader h{};
   in.read(reinterpret_cast<char*>(&h), sizeof h);
@@ -156,28 +249,80 @@ std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file
   if (std::memcmp(h.magic, format::kFunctionsMagic, sizeof h.magic) != 0) {
     throw FormatError(file, 0, "bad magic (not a Parlot function table)");
   }
-  if (h.version < format::kOldestVersion || h.version > format::kVersion) {
+  if (h.version < format::kOldestVersion || h.version > format::kFunctionsVersion) {
     throw FormatError(file, 8, "unsupported version " + std::to_string(h.version));
   }
   in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(in.tellg());
-  const std::uint64_t present = (size - sizeof h) / 8;
+  size = static_cast<std::uint64_t>(in.tellg());
+  return h;
+}
+
+std::vector<std::uint64_t> read_function_entries(const std::filesystem::path& file,
+                                                 std::ifstream& in, format::FunctionsHeader h,
+                                                 std::uint64_t size, const LoadBiases* biases,
+                                                 std::uint64_t max_count) {
+  const bool relative = h.version > format::kFunctionsAddressVersion;
+  const std::uint64_t entry = relative ? sizeof(format::FunctionEntry) : 8;
+  const std::uint64_t present = (size - sizeof h) / entry;
   // count 0: the process did not finish; the entries written so far run to
   // the end of the file (a last entry cut short is left out).
   const std::uint64_t count = h.count == 0 ? present : h.count;
-  if (count > max_count || (h.count != 0 && size != sizeof h + h.count * 8)) {
+  if (count > max_count || (h.count != 0 && (h.count > (size - sizeof h) / entry ||
+                                             size != sizeof h + h.count * entry))) {
     throw FormatError(file, 16,
                       "function count " + std::to_string(h.count) +
                           " does not match the file size " + std::to_string(size));
   }
-  h.count = count;
-  std::vector<std::uint64_t> addresses(h.count);
+  std::vector<std::uint64_t> addresses(count);
   in.seekg(sizeof h);
-  in.read(reinterpret_cast<char*>(addresses.data()), static_cast<std::streamsize>(h.count * 8));
-  if (static_cast<std::uint64_t>(in.gcount()) != h.count * 8) {
-    throw FormatError(file, sizeof h, "cannot read the address table");
+  if (!relative) {
+    in.read(reinterpret_cast<char*>(addresses.data()), static_cast<std::streamsize>(count * 8));
+    if (static_cast<std::uint64_t>(in.gcount()) != count * 8) {
+      throw FormatError(file, sizeof h, "cannot read the address table");
+    }
+    return addresses;
+  }
+  std::vector<format::FunctionEntry> entries(count);
+  in.read(reinterpret_cast<char*>(entries.data()), static_cast<std::streamsize>(count * entry));
+  if (static_cast<std::uint64_t>(in.gcount()) != count * entry) {
+    throw FormatError(file, sizeof h, "cannot read the function entries");
+  }
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const format::FunctionEntry& e = entries[i];
+    if (e.object == format::kNoObject) {
+      addresses[i] = e.offset;
+      continue;
+    }
+    const auto bias = biases->find(e.object);
+    if (bias == biases->end()) {
+      throw FormatError(file, sizeof h + i * entry,
+                        "function ID " + std::to_string(i + 1) + ": object " +
+                            std::to_string(e.object) +
+                            " has no load_bias line in the process file");
+    }
+    addresses[i] = bias->second + e.offset;
   }
   return addresses;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
+                                               const LoadBiases& biases, std::uint64_t max_count) {
+  std::ifstream in;
+  std::uint64_t size = 0;
+  const format::FunctionsHeader h = read_functions_header(file, in, size);
+  return read_function_entries(file, in, h, size, &biases, max_count);
+}
+
+std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
+                                               std::uint64_t max_count) {
+  std::ifstream in;
+  std::uint64_t size = 0;
+  const format::FunctionsHeader h = read_functions_header(file, in, size);
+  LoadBiases biases;
+  if (h.version > format::kFunctionsAddressVersion) biases = biases_beside(file);
+  return read_function_entries(file, in, h, size, &biases, max_count);
 }
 
 }  // namespace parlot

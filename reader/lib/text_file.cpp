@@ -19,6 +19,13 @@ namespace parlot::detail {
 
 std::vector<TextLine> read_text_file(const std::filesystem::path& file, const char* magic,
                                      std::uint64_t max_bytes) {
+  std::size_t which = 0;
+  return read_text_file(file, {magic}, max_bytes, which);
+}
+
+std::vector<TextLine> read_text_file(const std::filesystem::path& file,
+                                     std::initializer_list<const char*> magics,
+                                     std::uint64_t max_bytes, std::size_t& which) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) throw FormatError(file, 0, "not a regular file");
   const std::uint64_t size = std::filesystem::file_size(file, ec);
@@ -44,11 +51,14 @@ std::vector<TextLine> read_text_file(const std::filesystem::path& file, const ch
     pos = nl + 1;
   }
   if (lines.empty()) throw FormatError(file, 0, "empty file");
-  if (lines[0].text != magic) {
-    throw FormatError(
-        file, 0, "bad magic line '" + lines[0].text.substr(0, 40) + "', expected '" + magic + "'");
+  std::string expected;
+  which = 0;
+  for (const char* magic : magics) {
+    if (lines[0].text == magic) return lines;
+    expected += (which++ == 0 ? "'" : " or '") + std::string(magic) + "'";
   }
-  return lines;
+  throw FormatError(file, 0,
+                    "bad magic line '" + lines[0].text.substr(0, 40) + "', expected " + expected);
 }
 
 KeyValue split_key_value(const TextLine& line, const std::filesystem::path& file) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,14 @@ struct TextLine {
 /// checks that the first line is `magic`. Throws FormatError.
 std::vector<TextLine> read_text_file(const std::filesystem::path& file, const char* magic,
                                      std::uint64_t max_bytes);
+
+/// Reads a whole text file of at most `max_bytes` bytes into lines and
+/// checks that the first line is one of `magics` (the versions the caller
+/// reads); `which` is set to the index in `magics` of the one it is.
+/// Throws FormatError (offset 0, naming the line and every expected one).
+std::vector<TextLine> read_text_file(const std::filesystem::path& file,
+                                     std::initializer_list<const char*> magics,
+                                     std::uint64_t max_bytes, std::size_t& which);
 
 /// A "key value" line of a metadata file; `at` is the value's byte offset.
 struct KeyValue {

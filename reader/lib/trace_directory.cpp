@@ -25,13 +25,15 @@ ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
     }
   };
   if (fs::exists(dir / "loadmap")) {
-    p.load_map = read_or_note([&] { return read_load_map(dir / "loadmap"); });
+    p.load_map =
+        read_or_note([&] { return read_load_map(dir / "loadmap", p.metadata.load_biases); });
   } else {
     p.warnings.push_back((dir / "loadmap").string() +
                          ": offset 0: missing (addresses stay unnamed)");
   }
   if (fs::exists(dir / "functions")) {
-    p.function_addresses = read_or_note([&] { return read_function_table(dir / "functions"); });
+    p.function_addresses = read_or_note(
+        [&] { return read_function_table(dir / "functions", p.metadata.load_biases); });
   } else {
     p.warnings.push_back((dir / "functions").string() +
                          ": offset 0: missing (the process did not finish its trace: "

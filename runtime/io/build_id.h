@@ -1,6 +1,5 @@
 // Reads the GNU build ID from an ELF note segment (PT_NOTE) in memory.
-// Async-signal-safe; used for the load map (load_map_writer.cpp,
-// object_table.cpp).
+// Async-signal-safe; used for the load map (object_table.cpp).
 #pragma once
 
 #include <elf.h>

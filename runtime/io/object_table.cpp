@@ -10,6 +10,7 @@
 #include "io/build_id.h"
 #include "io/proc_maps.h"
 #include "io/raw_io.h"
+#include "parlot/format.h"
 
 namespace parlot::runtime {
 namespace {
@@ -46,19 +47,24 @@ std::size_t ObjectTable::published() const {
   return n < capacity_ ? n : capacity_;
 }
 
+const ObjectTable::Entry* ObjectTable::find(std::uintptr_t link_map, std::uintptr_t start) const {
+  const std::size_t n = published();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Entry& e = entries_[i];
+    if (e.ready.load(std::memory_order_acquire) && e.link_map == link_map && e.start == start) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
 void ObjectTable::note_code_address(std::uintptr_t address) {
   if (entries_ == nullptr) return;
   dl_find_object found;
   if (_dl_find_object(reinterpret_cast<void*>(address), &found) != 0) return;
   const auto link_map = reinterpret_cast<std::uintptr_t>(found.dlfo_link_map);
   const auto start = reinterpret_cast<std::uintptr_t>(found.dlfo_map_start);
-  const std::size_t n = published();
-  for (std::size_t i = 0; i < n; ++i) {
-    const Entry& e = entries_[i];
-    if (e.ready.load(std::memory_order_acquire) && e.link_map == link_map && e.start == start) {
-      return;
-    }
-  }
+  if (find(link_map, start) != nullptr) return;
   const std::size_t slot = count_.fetch_add(1, std::memory_order_acq_rel);
   if (slot >= capacity_) return;
   Entry& e = entries_[slot];
@@ -66,6 +72,7 @@ void ObjectTable::note_code_address(std::uintptr_t address) {
   e.start = start;
   e.end = reinterpret_cast<std::uintptr_t>(found.dlfo_map_end);
   e.bias = found.dlfo_link_map->l_addr;
+  e.index = format::kNoObject;
   const char* name = found.dlfo_link_map->l_name;
   if (name == nullptr || name[0] == '\0') {
     // The executable: its link map has no name.
@@ -81,22 +88,82 @@ void ObjectTable::note_code_address(std::uintptr_t address) {
   e.ready.store(1, std::memory_order_release);
 }
 
-int ObjectTable::append_new(int fd) {
+void ObjectTable::note_loaded_objects() {
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* self) {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          if (info->dlpi_phdr[i].p_type != PT_LOAD) continue;
+          // Any address of the object: _dl_find_object names it as a
+          // function's address would.
+          static_cast<ObjectTable*>(self)->note_code_address(info->dlpi_addr +
+                                                             info->dlpi_phdr[i].p_vaddr);
+          break;
+        }
+        return 0;
+      },
+      this);
+}
+
+ObjectRef ObjectTable::object_of(std::uintptr_t address) {
+  dl_find_object found;
+  if (entries_ == nullptr || _dl_find_object(reinterpret_cast<void*>(address), &found) != 0) {
+    return {true, format::kNoObject, 0};
+  }
+  const auto link_map = reinterpret_cast<std::uintptr_t>(found.dlfo_link_map);
+  const auto start = reinterpret_cast<std::uintptr_t>(found.dlfo_map_start);
+  const Entry* e = find(link_map, start);
+  if (e == nullptr) {
+    // The thread that saw the function first has not recorded its object
+    // yet (or the table is full, or it lost a race): record it here.
+    note_code_address(address);
+    e = find(link_map, start);
+    if (e == nullptr && count_.load(std::memory_order_acquire) >= capacity_) {
+      return {true, format::kNoObject, 0};  // no room: the run-time address
+    }
+    return {};
+  }
+  if (e->path[0] != '/') return {true, format::kNoObject, 0};  // no file (the vdso)
+  if (e->index == format::kNoObject) return {};                // not in the map yet
+  return {true, e->index, e->bias};
+}
+
+int ObjectTable::append_new(int map_fd, int process_fd) {
   const std::size_t n = published();
   while (written_ < n) {
-    const Entry& e = entries_[written_];
+    Entry& e = entries_[written_];
     if (!e.ready.load(std::memory_order_acquire)) break;  // still being filled
     if (e.path[0] == '/') {
       char buf[1400];
-      TextBuilder line(buf, sizeof buf);
-      line.hex(e.start).ch(' ').hex(e.end).ch(' ').hex(e.bias).ch(' ').str(e.build_id).ch(' ');
-      line.escaped(e.path, std::strlen(e.path)).ch('\n');
-      const int err = write_all(fd, line.data(), line.size());
+      TextBuilder bias(buf, sizeof buf);
+      bias.str("load_bias ").u64(next_index_).ch(' ').hex(e.bias).ch('\n');
+      int err = write_all(process_fd, bias.data(), bias.size());
       if (err != 0) return err;
+      TextBuilder line(buf, sizeof buf);
+      line.u64(next_index_).ch(' ').hex(e.start - e.bias).ch(' ').hex(e.end - e.bias).ch(' ');
+      line.str(e.build_id).ch(' ').escaped(e.path, std::strlen(e.path)).ch('\n');
+      err = write_all(map_fd, line.data(), line.size());
+      if (err != 0) return err;
+      e.index = next_index_++;
     }
     ++written_;
   }
   return 0;
+}
+
+void ObjectTable::mark_none_written() {
+  const std::size_t n = published();
+  for (std::size_t i = 0; i < n; ++i) entries_[i].index = format::kNoObject;
+  written_ = 0;
+  next_index_ = 0;
+}
+
+void ObjectTable::append_load_biases(TextBuilder& text) const {
+  for (std::size_t i = 0; i < written_; ++i) {
+    const Entry& e = entries_[i];
+    if (e.index != format::kNoObject) {
+      text.str("load_bias ").u64(e.index).ch(' ').hex(e.bias).ch('\n');
+    }
+  }
 }
 
 }  // namespace parlot::runtime

@@ -117,7 +117,13 @@ bool absolute_object_path(const char* name, std::uintptr_t address, char* out, s
     return !text.truncated();
   }
   Mapping m;
-  if (find_mapping(address, m, out, cap) && out[0] == '/') return true;
+  if (find_mapping(address, m, out, cap)) {
+    // The kernel's name for the mapping: a file's absolute path, or no file
+    // at all ("[vdso]", anonymous memory), which no directory can make one.
+    if (out[0] == '/') return true;
+    out[0] = '\0';
+    return false;
+  }
   // No /proc: the current directory, which is right unless the process
   // moved since it loaded the object.
   char cwd[1024];

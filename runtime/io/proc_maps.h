@@ -27,7 +27,8 @@ bool find_mapping(std::uintptr_t address, Mapping& out, char* path = nullptr, st
 /// The absolute path of the loaded object whose link-map name is `name`
 /// and which is mapped at `address` (any address of its mapped file), in
 /// `out` (capacity `cap`): `name` itself when absolute; otherwise the path
-/// /proc/self/maps shows for that mapping; failing that, the current
+/// /proc/self/maps shows for that mapping, and none when it shows no file
+/// there (the vdso's "[vdso]"); when /proc cannot be read, the current
 /// directory joined with `name` (right while the process has not changed
 /// directory since it loaded the object). Returns false when no absolute
 /// path could be had (`out` is then ""). Async-signal-safe; errno is kept.

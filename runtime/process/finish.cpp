@@ -177,8 +177,13 @@ void finish_process(FinishReason reason) {
     int err = append_function_table();
     if (err == 0) err = append_load_map();
     if (err == 0) err = seal_function_table();
-    // dl_iterate_phdr takes the loader's lock: not from a signal handler.
-    if (err == 0 && !in_signal) err = write_whole_load_map(true);
+    // The objects loaded since the start (dlopen) that hold no traced
+    // function. dl_iterate_phdr takes the loader's lock: not from a signal
+    // handler.
+    if (err == 0 && !in_signal) {
+      g_objects.note_loaded_objects();
+      err = append_load_map();
+    }
     if (err == 0) err = write_process_metadata(realtime_ns());
     if (err != 0) report_write_failure(err);
   }

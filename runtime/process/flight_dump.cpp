@@ -4,6 +4,7 @@
 #include "process/flight_dump.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,7 +134,15 @@ int flight_dump_now(unsigned long long timeout_ns) {
     if (err == 0) err = ETIMEDOUT;
   }
   flush_process_metadata();
+  // Under the metadata lock: a flush appending `load_bias` lines to the
+  // process file meanwhile would append them to the file this replaces.
+  bool locked = false;
+  for (int spins = 0; spins <= 100000; ++spins) {
+    if ((locked = !g_metadata_lock.test_and_set(std::memory_order_acquire))) break;
+    sched_yield();
+  }
   write_process_metadata(0);
+  if (locked) g_metadata_lock.clear(std::memory_order_release);
   end_flight_dump();
   return err;
 }

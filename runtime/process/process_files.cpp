@@ -14,7 +14,6 @@
 
 #include "hot_path/current_trace.h"
 #include "hot_path/trace_writes.h"
-#include "io/load_map_writer.h"
 #include "io/own_fd.h"
 #include "io/raw_io.h"
 #include "io/trace_file.h"
@@ -40,7 +39,7 @@ bool process_file_path(char* out, std::size_t cap, const char* name) {
 
 // Writes the "process" metadata file (docs/FORMAT.md); `end_ns` 0 = running.
 int write_process_metadata(std::uint64_t end_ns) {
-  static char buf[65536];  // cold path, serialised by the callers
+  static char buf[1 << 18];  // cold path, serialised by the callers
   TextBuilder t(buf, sizeof buf);
   t.str(format::kProcessMagicLine).ch('\n');
   t.str("pid ").u64(static_cast<std::uint64_t>(getpid())).ch('\n');
@@ -86,6 +85,9 @@ int write_process_metadata(std::uint64_t end_ns) {
   t.str("clock_tick_late_ns ")
       .u64(g_clock_tick_late_max_ns.load(std::memory_order_relaxed))
       .ch('\n');
+  // The per-process half of the load map: where each object of `loadmap`
+  // was loaded.
+  g_objects.append_load_biases(t);
   return write_process_file("process", t.data(), t.size());
 }
 
@@ -97,64 +99,94 @@ int create_function_table() {
   if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
   format::FunctionsHeader h{};
   std::memcpy(h.magic, format::kFunctionsMagic, sizeof h.magic);
-  h.version = format::kVersion;
+  h.version = format::kFunctionsVersion;
   h.count = 0;
   g_functions_written = 0;
   return create_trace_file(path, &h, sizeof h, g_functions_id);
 }
 
-// Appends the addresses of the IDs assigned since the last append, up to
-// the first one not yet published by the thread assigning it.
+// Appends the entries of the IDs assigned since the last append, up to the
+// first one not yet published by the thread assigning it, or whose object
+// is not yet in the load map (the load map is appended first).
 int append_function_table() {
   const std::uint32_t count = g_function_ids.count();
   if (g_functions_written >= count) return 0;
   char path[1300];
   if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
-  const int fd = open_checked(path, g_functions_id, true);
-  if (fd < 0) return -fd;
   int err = 0;
-  std::uint64_t chunk[512];
-  while (err == 0 && g_functions_written < count) {
-    std::size_t k = 0;
-    while (k < 512 && g_functions_written + k < count) {
-      const std::uintptr_t a = g_function_ids.address_of(g_functions_written + 1 + k);
-      if (a == 0) break;
-      chunk[k++] = a;
+  format::FunctionEntry chunk[256];
+  std::size_t k = 0;
+  std::uint32_t next = g_functions_written;  // entries resolved: next + k
+  bool stop = false;
+  const auto resolve = [&](std::uintptr_t a) {
+    ObjectRef o = g_objects.object_of(a);
+    if (!o.ready && (err = append_load_map()) == 0) o = g_objects.object_of(a);
+    return o;
+  };
+  int fd = -1;
+  while (err == 0 && !stop && next + k < count) {
+    const std::uintptr_t a = g_function_ids.address_of(next + static_cast<std::uint32_t>(k) + 1);
+    const ObjectRef o = a != 0 ? resolve(a) : ObjectRef{};
+    if (err != 0) break;
+    if (o.ready) {
+      chunk[k++] = {o.index, 0, a - o.bias};
+    } else {
+      stop = true;
     }
-    if (k == 0) break;
-    err = write_all(fd, chunk, k * sizeof chunk[0]);
-    if (err == 0) g_functions_written += static_cast<std::uint32_t>(k);
+    if (k == 256 || (k != 0 && (stop || next + k == count))) {
+      if (fd < 0) fd = open_checked(path, g_functions_id, true);
+      if (fd < 0) return -fd;
+      err = write_all(fd, chunk, k * sizeof chunk[0]);
+      if (err == 0) next += static_cast<std::uint32_t>(k);
+      k = 0;
+    }
   }
-  close(fd);
+  g_functions_written = next;
+  if (fd >= 0) close(fd);
   return err;
 }
 
-// Appends the objects recorded since the last append to the load map.
+// Appends the objects recorded since the last append to the open load map
+// `map_fd`, and their load biases to the process file.
+int append_objects(int map_fd) {
+  // The process file is replaced whole at the start and the end (rename),
+  // so it has no identity to check: appended like a write error's line.
+  char path[1300];
+  if (!process_file_path(path, sizeof path, "process")) return ENAMETOOLONG;
+  const int process_fd = open_trace_file(path, O_WRONLY | O_APPEND);
+  if (process_fd < 0) return -process_fd;
+  const int err = g_objects.append_new(map_fd, process_fd);
+  close(process_fd);
+  return err;
+}
+
+// Appends the objects recorded since the last append to the load map, and
+// their load biases to the process file.
 int append_load_map() {
   if (!g_objects.has_new()) return 0;
   char path[1300];
   if (!process_file_path(path, sizeof path, "loadmap")) return ENAMETOOLONG;
   const int fd = open_checked(path, g_loadmap_id, true);
   if (fd < 0) return -fd;
-  const int err = g_objects.append_new(fd);
+  const int err = append_objects(fd);
   close(fd);
   return err;
 }
 
-// Writes the whole load map (`append`: after what is there).
-int write_whole_load_map(bool append) {
+// Creates the load map with the objects recorded so far (numbered from 0;
+// their biases are appended to the process file, which must exist).
+int create_load_map() {
   char path[1300];
   if (!process_file_path(path, sizeof path, "loadmap")) return ENAMETOOLONG;
-  int fd;
-  if (append) {
-    fd = open_checked(path, g_loadmap_id, true);
-  } else {
-    fd = open_trace_file(path, O_WRONLY | O_CREAT | O_EXCL);
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0) g_loadmap_id = {st.st_dev, st.st_ino};
-  }
+  const int fd = open_trace_file(path, O_WRONLY | O_CREAT | O_EXCL);
   if (fd < 0) return -fd;
-  const int err = write_load_map(fd, !append);
+  struct stat st;
+  if (fstat(fd, &st) == 0) g_loadmap_id = {st.st_dev, st.st_ino};
+  char buf[64];
+  TextBuilder magic(buf, sizeof buf);
+  magic.str(format::kLoadMapMagicLine).ch('\n');
+  int err = write_all(fd, magic.data(), magic.size());
+  if (err == 0) err = append_objects(fd);
   close(fd);
   return err;
 }

@@ -116,18 +116,21 @@ int write_process_metadata(std::uint64_t end_ns);
 /// count (docs/FORMAT.md). Returns 0 or an errno.
 int create_function_table();
 
-/// Appends the addresses of the IDs assigned since the last append, up to
-/// the first one not yet published by the thread assigning it. Returns 0
-/// or an errno.
+/// Appends the entries (object index, offset) of the IDs assigned since
+/// the last append, up to the first one not yet published by the thread
+/// assigning it; appends the objects they need to the load map first.
+/// Async-signal-safe. Returns 0 or an errno.
 int append_function_table();
 
-/// Appends the objects recorded since the last append to the load map.
-/// Returns 0 or an errno.
+/// Appends the objects recorded since the last append to the load map and
+/// their `load_bias` lines to the process file. Async-signal-safe. Returns
+/// 0 or an errno.
 int append_load_map();
 
-/// Writes the whole load map (`append`: after what is there, else a new
-/// file). Returns 0 or an errno.
-int write_whole_load_map(bool append);
+/// Creates the load map (a new file) with the objects recorded so far and
+/// appends their `load_bias` lines to the process file, which must exist.
+/// Returns 0 or an errno.
+int create_load_map();
 
 /// Writes the final count into the function table's header. Returns 0 or
 /// an errno.

@@ -89,11 +89,15 @@ bool start_process_directory() {
   }
   g_start_ns = g_fork_child_pending.load() && g_fork_ns != 0 ? g_fork_ns : realtime_ns();
   g_traced_pid.store(getpid());
-  err = write_process_metadata(0);
-  if (err == 0) err = write_whole_load_map(false);
-  if (err == 0) err = create_function_table();
-  // A fork child writes every object known so far into its own map.
+  // Every object loaded now, in the loader's order, so that processes of
+  // one program number their objects alike (a fork child writes every
+  // object known so far into its own map, renumbered from 0 in the same
+  // order).
+  g_objects.note_loaded_objects();
   g_objects.mark_none_written();
+  err = write_process_metadata(0);
+  if (err == 0) err = create_load_map();
+  if (err == 0) err = create_function_table();
   if (err != 0) {
     log_error("cannot write the process metadata in", g_process_dir, err);
     remove_staging_process_dir();

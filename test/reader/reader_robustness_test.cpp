@@ -496,11 +496,12 @@ TEST_F(ReaderTruncation, CutAtOrInsideTheTrailerKeepsExactlyTheIntactEvents) {
 TEST_F(ReaderTruncation, FunctionTableAtEveryOffsetIsAnError) {
   const fs::path dir = trace(kLz);
   const auto bytes = read_bytes(dir / "functions");
+  const LoadBiases biases = read_process_metadata(dir / "process").load_biases;
   const fs::path work = scratch("functions");
   write_bytes(work, bytes);
   for (std::uint64_t cut = bytes.size(); cut-- > 0;) {
     fs::resize_file(work, cut);
-    const CallOutcome o = call_classified([&] { read_function_table(work); });
+    const CallOutcome o = call_classified([&] { read_function_table(work, biases); });
     ASSERT_EQ(o.kind, Kind::kFormatError) << "cut " << cut << ": " << o.describe();
     EXPECT_EQ(o.error_file, work);
     EXPECT_LE(o.error_offset, cut);
@@ -512,6 +513,7 @@ TEST_F(ReaderTruncation, FunctionTableAtEveryOffsetIsAnError) {
 // random offsets.
 TEST_F(ReaderTruncation, ProcessAndLoadMapFiles) {
   const fs::path dir = trace(kLz);
+  const LoadBiases biases = read_process_metadata(dir / "process").load_biases;
   for (const std::string name : {"process", "loadmap"}) {
     const auto bytes = read_bytes(dir / name);
     std::set<std::uint64_t> cuts;
@@ -538,7 +540,7 @@ TEST_F(ReaderTruncation, ProcessAndLoadMapFiles) {
         if (name == "process") {
           read_process_metadata(work);
         } else {
-          read_load_map(work);
+          read_load_map(work, biases);
         }
       });
       ASSERT_NE(o.kind, Kind::kOtherException) << name << " cut " << cut << ": " << o.describe();
@@ -667,6 +669,7 @@ TEST_F(ReaderCorruption, RandomBytesInHeadersBlockHeadersAndTrailers) {
 TEST_F(ReaderCorruption, RandomBytesInTheFunctionTable) {
   const fs::path dir = trace(kLz);
   const auto bytes = read_bytes(dir / "functions");
+  const LoadBiases biases = read_process_metadata(dir / "process").load_biases;
   const fs::path work = scratch("functions");
   std::mt19937_64 rng(5);
   std::size_t errors = 0;
@@ -677,14 +680,18 @@ TEST_F(ReaderCorruption, RandomBytesInTheFunctionTable) {
     mutate(b, rng, 0, hi);
     write_bytes(work, b);
     std::vector<std::uint64_t> table;
-    const CallOutcome o = call_classified([&] { table = read_function_table(work); });
+    const CallOutcome o = call_classified([&] { table = read_function_table(work, biases); });
     ASSERT_NE(o.kind, Kind::kOtherException) << "trial " << i << ": " << o.describe();
     if (o.kind == Kind::kFormatError) {
       ++errors;
       EXPECT_EQ(o.error_file, work);
       EXPECT_LE(o.error_offset, b.size());
     } else {
-      EXPECT_EQ(table.size() * 8 + sizeof(format::FunctionsHeader), b.size());
+      // Entries of 8 bytes up to version 5, of 16 in version 6.
+      const std::size_t entry = peek<std::uint16_t>(b, 8) > format::kFunctionsAddressVersion
+                                    ? sizeof(format::FunctionEntry)
+                                    : 8;
+      EXPECT_EQ(table.size() * entry + sizeof(format::FunctionsHeader), b.size());
     }
   }
   EXPECT_GT(errors, 500u);
@@ -731,9 +738,15 @@ TEST_F(ReaderCorruption, RandomEditsOfTheProcessFile) {
     if (i % 50 == 0) {  // the whole directory names the same file
       const CallOutcome d = call_classified([&] { open_trace_directory(dir); });
       ASSERT_NE(d.kind, Kind::kOtherException) << d.describe();
-      EXPECT_EQ(d.kind, o.kind) << d.describe();
-      if (d.kind == Kind::kFormatError) {
-        EXPECT_EQ(d.error_file, dir / "process");
+      if (o.kind == Kind::kOk && d.kind == Kind::kFormatError) {
+        // A load_bias line edited into another valid one: the load map's
+        // or the function table's object then has no bias, which names it.
+        EXPECT_THAT(d.what, HasSubstr("has no load_bias line")) << d.describe();
+      } else {
+        EXPECT_EQ(d.kind, o.kind) << d.describe();
+        if (d.kind == Kind::kFormatError) {
+          EXPECT_EQ(d.error_file, dir / "process");
+        }
       }
     }
   }
@@ -1061,12 +1074,13 @@ class ReaderMetadataFiles : public ReaderTest {
     functions_ = read_bytes(dir_ / "functions");
     process_ = text_of(read_bytes(dir_ / "process"));
     loadmap_ = text_of(read_bytes(dir_ / "loadmap"));
+    biases_ = read_process_metadata(dir_ / "process").load_biases;
   }
 
   CallOutcome functions(const std::vector<std::uint8_t>& b, std::uint64_t max_count = 1ull << 30) {
     const fs::path f = scratch("functions");
     write_bytes(f, b);
-    return call_classified([&] { read_function_table(f, max_count); });
+    return call_classified([&] { read_function_table(f, biases_, max_count); });
   }
   CallOutcome process(const std::string& text) {
     const fs::path f = scratch("process");
@@ -1076,12 +1090,13 @@ class ReaderMetadataFiles : public ReaderTest {
   CallOutcome loadmap(const std::string& text) {
     const fs::path f = scratch("loadmap");
     write_bytes(f, bytes_of(text));
-    return call_classified([&] { read_load_map(f); });
+    return call_classified([&] { read_load_map(f, biases_); });
   }
 
   fs::path dir_;
   std::vector<std::uint8_t> functions_;
   std::string process_, loadmap_;
+  LoadBiases biases_;
 };
 
 TEST_F(ReaderMetadataFiles, FunctionTableHugeCountIsRefusedWithoutAllocating) {
@@ -1096,7 +1111,7 @@ TEST_F(ReaderMetadataFiles, FunctionTableHugeCountIsRefusedWithoutAllocating) {
     const ChildResult r = run_in_child(
         [&] {
           try {
-            read_function_table(f);
+            read_function_table(f, biases_);
             return 1;
           } catch (const FormatError& e) {
             return e.file() == f && e.offset() == 16 ? 0 : 2;
@@ -1118,9 +1133,10 @@ TEST_F(ReaderMetadataFiles, FunctionTableBadFields) {
   EXPECT_EQ(functions(b).error_offset, 0u);
   EXPECT_THAT(functions(b).what, HasSubstr("magic"));
   b = functions_;
-  patch<std::uint16_t>(b, 8, format::kVersion + 1);
+  patch<std::uint16_t>(b, 8, format::kFunctionsVersion + 1);
   EXPECT_EQ(functions(b).error_offset, 8u);
-  EXPECT_THAT(functions(b).what, HasSubstr("version " + std::to_string(format::kVersion + 1)));
+  EXPECT_THAT(functions(b).what,
+              HasSubstr("version " + std::to_string(format::kFunctionsVersion + 1)));
   b = functions_;
   patch<std::uint64_t>(b, 16, peek<std::uint64_t>(b, 16) + 1);
   EXPECT_EQ(functions(b).kind, Kind::kFormatError);
@@ -1128,7 +1144,7 @@ TEST_F(ReaderMetadataFiles, FunctionTableBadFields) {
   b = functions_;
   b.push_back(0);  // not a whole entry
   EXPECT_EQ(functions(b).kind, Kind::kFormatError);
-  b.insert(b.end(), 7, 0);  // one entry more than the count
+  b.insert(b.end(), sizeof(format::FunctionEntry) - 1, 0);  // one entry more than the count
   EXPECT_EQ(functions(b).kind, Kind::kFormatError);
   EXPECT_EQ(functions(functions_, kFixtureFunctions - 1).kind, Kind::kFormatError);
   EXPECT_EQ(functions(functions_, kFixtureFunctions).kind, Kind::kOk);
@@ -1212,8 +1228,9 @@ TEST_F(ReaderMetadataFiles, DanglingBackslashAndBadEscapesNameTheirOffset) {
 }
 
 TEST_F(ReaderMetadataFiles, LoadMapBadLines) {
-  const std::size_t line = loadmap_.find('\n') + 1;
-  const std::string first = loadmap_.substr(0, line);
+  // Version 1 (older traces): run-time addresses and biases.
+  const std::string first = std::string(format::kLoadMapV1MagicLine) + "\n";
+  const std::size_t line = first.size();
   struct Case {
     std::string line;
     std::string words;
@@ -1234,9 +1251,137 @@ TEST_F(ReaderMetadataFiles, LoadMapBadLines) {
     EXPECT_GE(o.error_offset, line) << c.line;
     EXPECT_LE(o.error_offset, line + c.line.size()) << c.line;
   }
-  EXPECT_EQ(loadmap("parlot-loadmap 2\n").error_offset, 0u);
+  EXPECT_EQ(loadmap("parlot-loadmap 3\n").error_offset, 0u);
+  EXPECT_THAT(loadmap("parlot-loadmap 3\n").what, HasSubstr("expected 'parlot-loadmap 2'"));
   EXPECT_EQ(loadmap("").kind, Kind::kFormatError);
   EXPECT_EQ(loadmap(loadmap_.substr(0, loadmap_.size() - 1)).kind, Kind::kFormatError);
+}
+
+// Version 2 (what the runtime writes): `<index> <link start> <link end>
+// <build id> <path>`, made run-time ranges with the process file's biases.
+TEST_F(ReaderMetadataFiles, LoadMapVersion2BadLines) {
+  const std::string first = std::string(format::kLoadMapMagicLine) + "\n";
+  ASSERT_TRUE(loadmap_.starts_with(first));
+  ASSERT_FALSE(biases_.empty());
+  struct Case {
+    std::string line;
+    std::string words;
+  };
+  for (const Case& c :
+       {Case{"x 0 1000 - /bin/x", "object index"},
+        Case{"1 0 1000 - /bin/x", "out of order (expected 0)"},
+        Case{"0 zz 1000 - /bin/x", "start address"}, Case{"0 0 1g00 - /bin/x", "end address"},
+        Case{"0 1000 1000 - /bin/x", "empty address range"}, Case{"0 0 1000 -", "too few fields"},
+        Case{"", "too few fields"}}) {
+    const CallOutcome o = loadmap(first + c.line + "\n");
+    ASSERT_EQ(o.kind, Kind::kFormatError) << "'" << c.line << "': " << o.describe();
+    EXPECT_THAT(o.what, HasSubstr(c.words)) << c.line;
+    EXPECT_GE(o.error_offset, first.size()) << c.line;
+    EXPECT_LE(o.error_offset, first.size() + c.line.size()) << c.line;
+  }
+  // The real map: each object's range is its link-time range moved by its
+  // bias; an object whose bias is missing is an error at its line.
+  const LoadMap map = read_load_map(dir_ / "loadmap", biases_);
+  ASSERT_EQ(map.size(), biases_.size());
+  std::istringstream lines(loadmap_.substr(first.size()));
+  std::string text;
+  for (std::size_t i = 0; std::getline(lines, text); ++i) {
+    std::istringstream fields(text);
+    std::uint64_t index = 0, start = 0, end = 0;
+    fields >> std::dec >> index >> std::hex >> start >> end;
+    ASSERT_EQ(index, i);
+    EXPECT_EQ(map[i].load_bias, biases_.at(static_cast<std::uint32_t>(i)));
+    EXPECT_EQ(map[i].start, start + map[i].load_bias);
+    EXPECT_EQ(map[i].end, end + map[i].load_bias);
+  }
+  LoadBiases missing = biases_;
+  missing.erase(1);
+  const fs::path f = scratch("loadmap");
+  write_bytes(f, bytes_of(loadmap_));
+  const CallOutcome o = call_classified([&] { read_load_map(f, missing); });
+  ASSERT_EQ(o.kind, Kind::kFormatError) << o.describe();
+  EXPECT_EQ(o.error_file, f);
+  EXPECT_EQ(o.error_offset, loadmap_.find("\n1 ") + 1);
+  EXPECT_THAT(o.what, HasSubstr("object 1 has no load_bias line in the process file"));
+  LoadBiases wrapping = biases_;
+  wrapping[0] = ~std::uint64_t{0};
+  EXPECT_THAT(call_classified([&] { read_load_map(f, wrapping); }).what, HasSubstr("wraps"));
+}
+
+// The process file's `load_bias <index> <bias>` lines.
+TEST_F(ReaderMetadataFiles, ProcessFileBadLoadBiases) {
+  const std::size_t at = line_offset(process_, "load_bias 0 ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string before = process_.substr(0, at);
+  const std::string after = process_.substr(process_.find('\n', at) + 1);
+  for (const auto& [line, words] :
+       std::vector<std::pair<std::string, std::string>>{{"load_bias 0", "without a bias"},
+                                                        {"load_bias x 1000", "object index"},
+                                                        {"load_bias 0 1000x", "load bias"},
+                                                        {"load_bias 4294967295 0", "range"}}) {
+    const CallOutcome o = process(before + line + "\n" + after);
+    ASSERT_EQ(o.kind, Kind::kFormatError) << line << ": " << o.describe();
+    EXPECT_THAT(o.what, HasSubstr(words)) << line;
+    EXPECT_GE(o.error_offset, at) << line;
+    EXPECT_LE(o.error_offset, at + line.size()) << line;
+  }
+  // The same bias twice is the same object; two biases are corruption.
+  const std::string same = process_.substr(at, process_.find('\n', at) + 1 - at);
+  EXPECT_EQ(process(process_ + same).kind, Kind::kOk);
+  const CallOutcome two = process(process_ + "load_bias 0 1234000\n");
+  ASSERT_EQ(two.kind, Kind::kFormatError) << two.describe();
+  EXPECT_THAT(two.what, HasSubstr("two load biases for object 0"));
+  EXPECT_EQ(two.error_offset, process_.size() + 10);
+}
+
+// Version 6: (object, offset) entries, resolved with the biases; an entry
+// without an object holds its run-time address; the same table written as
+// version 5 (run-time addresses, older traces) reads to the same addresses.
+TEST_F(ReaderMetadataFiles, FunctionTableVersion6Entries) {
+  ASSERT_EQ(peek<std::uint16_t>(functions_, 8), format::kFunctionsVersion);
+  const std::size_t header = sizeof(format::FunctionsHeader);
+  const std::size_t entry = sizeof(format::FunctionEntry);
+  ASSERT_EQ((functions_.size() - header) % entry, 0u);
+  const std::size_t n = (functions_.size() - header) / entry;
+  ASSERT_GT(n, 0u);
+  const auto table = read_function_table(dir_ / "functions", biases_);
+  ASSERT_EQ(table.size(), n);
+  std::vector<std::uint8_t> v5(functions_.begin(), functions_.begin() + header);
+  patch<std::uint16_t>(v5, 8, format::kFunctionsAddressVersion);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto object = peek<std::uint32_t>(functions_, header + i * entry);
+    const auto offset = peek<std::uint64_t>(functions_, header + i * entry + 8);
+    ASSERT_NE(object, format::kNoObject);
+    EXPECT_EQ(table[i], biases_.at(object) + offset) << i;
+    v5.resize(v5.size() + 8);
+    patch<std::uint64_t>(v5, v5.size() - 8, table[i]);
+  }
+  const fs::path f = scratch("functions");
+  write_bytes(f, v5);
+  EXPECT_EQ(read_function_table(f, LoadBiases{}), table);
+  // An object without a bias: the entry's offset.
+  auto b = functions_;
+  patch<std::uint32_t>(b, header + entry, 4000);
+  CallOutcome o = functions(b);
+  ASSERT_EQ(o.kind, Kind::kFormatError) << o.describe();
+  EXPECT_EQ(o.error_offset, header + entry);
+  EXPECT_THAT(o.what, HasSubstr("function ID 2: object 4000 has no load_bias line"));
+  // No object: the offset is the address.
+  patch<std::uint32_t>(b, header + entry, format::kNoObject);
+  patch<std::uint64_t>(b, header + entry + 8, 0x7f0012345678);
+  write_bytes(f, b);
+  const auto stub = read_function_table(f, biases_);
+  ASSERT_EQ(stub.size(), n);
+  EXPECT_EQ(stub[1], 0x7f0012345678u);
+  // A table cut in an entry while the process ran (count 0) reads the
+  // whole entries before the cut.
+  b = functions_;
+  patch<std::uint64_t>(b, 16, 0);
+  b.resize(header + entry + entry / 2);
+  write_bytes(f, b);
+  const auto cut = read_function_table(f, biases_);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_EQ(cut[0], table[0]);
 }
 
 // A load map is at most 64 MiB; reading one must stay well below quadratic

@@ -1,6 +1,7 @@
 // runtime/io/proc_maps.h: mappings and object paths from /proc/self/maps.
 #include "io/proc_maps.h"
 
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -57,6 +58,23 @@ TEST(ProcMaps, ARelativeObjectNameTakesTheMappedFilesAbsolutePath) {
   EXPECT_EQ(std::string(out), executable());
   ASSERT_TRUE(absolute_object_path("/an/absolute/name", code, out, sizeof out));
   EXPECT_STREQ(out, "/an/absolute/name");
+}
+
+// Regression: the vdso (link-map name "linux-vdso.so.1", mapping "[vdso]")
+// was given the current directory's path, so every load map named a
+// "/<cwd>/linux-vdso.so.1" that does not exist. A mapping the kernel shows
+// without a file has no absolute path.
+TEST(ProcMaps, AMappingWithoutAFileGivesARelativeNameNoPath) {
+  const auto vdso = static_cast<std::uintptr_t>(getauxval(AT_SYSINFO_EHDR));
+  if (vdso == 0) GTEST_SKIP() << "no vdso";
+  char out[PATH_MAX] = "x";
+  EXPECT_FALSE(absolute_object_path("linux-vdso.so.1", vdso, out, sizeof out));
+  EXPECT_STREQ(out, "");
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  EXPECT_FALSE(absolute_object_path("x.so", reinterpret_cast<std::uintptr_t>(p), out, sizeof out));
+  munmap(p, page);
 }
 
 TEST(ProcMaps, WithoutAMappedFileARelativeNameIsJoinedToTheCurrentDirectory) {
