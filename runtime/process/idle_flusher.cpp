@@ -1,6 +1,7 @@
 #include "process/idle_flusher.h"
 
 #include "libcalls/libcall_patcher.h"
+#include "sleds/sled_patcher.h"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -214,6 +215,7 @@ void* flusher_main(void*) {
     flush_round(forced);
     g_forced_done.store(asked, std::memory_order_release);
     patch_library_calls_of_new_objects();
+    patch_sleds_of_new_objects();
     next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   }
   g_clock_tick_ns.store(0, std::memory_order_relaxed);  // no tick from here on

@@ -16,9 +16,10 @@ level() {
     time) echo 1 ;;
     io) echo 2 ;;
     libcalls) echo 3 ;;
-    hot_path) echo 4 ;;
-    process) echo 5 ;;
-    interposers | api) echo 6 ;;
+    sleds) echo 4 ;;
+    hot_path) echo 5 ;;
+    process) echo 6 ;;
+    interposers | api) echo 7 ;;
     *) echo -1 ;;
   esac
 }
