@@ -8,8 +8,9 @@
 
 namespace parlot::runtime {
 
-bool map_sled_mirror(std::uintptr_t text_lo, std::uintptr_t text_hi, const std::uintptr_t* sleds,
-                     std::size_t count, std::uintptr_t entry, SledMirror& mirror) {
+bool map_sled_mirror(const SledTable& table, std::uintptr_t entry, SledMirror& mirror) {
+  const std::uintptr_t text_lo = table.text_lo;
+  const std::uintptr_t text_hi = table.text_hi;
   mirror = SledMirror{};
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   // The displacement is negative: the mirror lies below the text.
@@ -33,14 +34,16 @@ bool map_sled_mirror(std::uintptr_t text_lo, std::uintptr_t text_hi, const std::
   std::memcpy(h + sizeof jmp_indirect, &entry, sizeof entry);
   // Each sled's target: jmp rel32 to the hub (E9, 5 bytes; sleds are at
   // least 6 bytes apart, a sled and a `ret`, so targets never overlap).
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uintptr_t s = sleds[i];
-    if (s < text_lo || s + kSledBytes > text_hi) continue;
-    auto* at = reinterpret_cast<unsigned char*>(sled_call_target(s));
-    const auto rel = static_cast<std::int32_t>(static_cast<std::intptr_t>(hub) -
-                                               static_cast<std::intptr_t>(sled_call_target(s) + 5));
-    at[0] = 0xe9;
-    std::memcpy(at + 1, &rel, sizeof rel);
+  for (std::size_t k = 0; k < table.sections; ++k) {
+    for (std::size_t i = 0; i < table.count[k]; ++i) {
+      const std::uintptr_t s = table.entries[k][i];
+      if (s < text_lo || s + kSledBytes > text_hi) continue;
+      auto* at = reinterpret_cast<unsigned char*>(sled_call_target(s));
+      const auto rel = static_cast<std::int32_t>(
+          static_cast<std::intptr_t>(hub) - static_cast<std::intptr_t>(sled_call_target(s) + 5));
+      at[0] = 0xe9;
+      std::memcpy(at + 1, &rel, sizeof rel);
+    }
   }
   if (mprotect(want, hi - lo, PROT_READ | PROT_EXEC) != 0) {
     munmap(want, hi - lo);

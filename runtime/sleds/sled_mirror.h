@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sleds/sled_scan.h"
+
 namespace parlot::runtime {
 
 /// The rel32 of a patched sled's call, as a signed offset: bytes 90 90 90 90.
@@ -30,13 +32,12 @@ struct SledMirror {
   std::uintptr_t hi = 0;
 };
 
-/// Maps the mirror of text [text_lo, text_hi) with a jump to `entry` at
-/// sled_call_target(s) of each of the `count` sleds `sleds` (those outside
-/// the text are skipped). Returns false, with nothing left mapped, when the
+/// Maps the mirror of `table`'s text with a jump to `entry` at
+/// sled_call_target(s) of each of its sleds (those outside the text are
+/// skipped). Returns false, with nothing left mapped, when the
 /// range is taken or lies below address 0 (a text below 1.87 GB: a non-PIE
 /// executable). Cold: mmap, mprotect.
-bool map_sled_mirror(std::uintptr_t text_lo, std::uintptr_t text_hi, const std::uintptr_t* sleds,
-                     std::size_t count, std::uintptr_t entry, SledMirror& mirror);
+bool map_sled_mirror(const SledTable& table, std::uintptr_t entry, SledMirror& mirror);
 
 /// Unmaps a mirror (its object was unloaded: no sled calls into it).
 void unmap_sled_mirror(SledMirror& mirror);

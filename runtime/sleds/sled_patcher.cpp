@@ -88,39 +88,43 @@ bool patch_one(std::uintptr_t s, bool on) {
 // Puts every sled of `o` into state g_on, its text writable for the pass.
 void patch_object(SledObject& o, SledCounts& counts) {
   counts.objects += 1;
-  counts.sleds += o.table.count;
+  const std::size_t total = o.table.total();
+  counts.sleds += total;
   if (o.mirror.hi == 0) {
-    counts.left += o.table.count;
+    counts.left += total;
     return;
   }
   void* text = reinterpret_cast<void*>(o.table.text_lo);
   const std::size_t bytes = o.table.text_hi - o.table.text_lo;
   if (mprotect(text, bytes, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
-    counts.left += o.table.count;
+    counts.left += total;
     return;
   }
-  for (std::size_t i = 0; i < o.table.count; ++i) {
-    const std::uintptr_t s = o.table.entries[i];
-    if (s < o.table.text_lo || s + kSledBytes > o.table.text_hi) {
-      counts.sleds -= 1;  // a function the linker dropped
-      continue;
-    }
-    if (patch_one(s, g_on)) {
-      counts.patched += 1;
-    } else {
-      counts.left += 1;
+  for (std::size_t k = 0; k < o.table.sections; ++k) {
+    for (std::size_t i = 0; i < o.table.count[k]; ++i) {
+      const std::uintptr_t s = o.table.entries[k][i];
+      if (s < o.table.text_lo || s + kSledBytes > o.table.text_hi) {
+        counts.sleds -= 1;  // a function the linker dropped
+        continue;
+      }
+      if (patch_one(s, g_on)) {
+        counts.patched += 1;
+      } else {
+        counts.left += 1;
+      }
     }
   }
   mprotect(text, bytes, PROT_READ | PROT_EXEC);
 }
 
-// dl_iterate_phdr callback (the loader's list held: no object is unmapped
-// meanwhile): finds or adds the object, then patches it.
+// One pass's state.
 struct Pass {
   SledCounts counts;
   std::size_t visited = 0;  // objects visited: the first is the program
 };
 
+// dl_iterate_phdr callback (the loader's list held: no object is unmapped
+// meanwhile): finds or adds the object, then patches it.
 int visit_object(dl_phdr_info* info, std::size_t, void* data) {
   auto& pass = *static_cast<Pass*>(data);
   auto& counts = pass.counts;
@@ -152,8 +156,7 @@ int visit_object(dl_phdr_info* info, std::size_t, void* data) {
   SledObject& o = g_objects[g_object_count++];
   o = SledObject{base, found.dlfo_link_map, info->dlpi_phdr, table, SledMirror{}, true};
   g_sleds_found = true;
-  map_sled_mirror(table.text_lo, table.text_hi, table.entries, table.count,
-                  reinterpret_cast<std::uintptr_t>(parlot_sled_entry), o.mirror);
+  map_sled_mirror(table, reinterpret_cast<std::uintptr_t>(parlot_sled_entry), o.mirror);
   patch_object(o, counts);
   return 0;
 }

@@ -26,9 +26,10 @@ bool read_at(int fd, void* to, std::size_t bytes, off_t offset) {
   return true;
 }
 
-// The first byte of the file's section named kSection that lies in a loaded
-// segment, as a link-time address, and its size; false when there is none.
-bool find_section(int fd, ElfW(Addr) * addr, ElfW(Xword) * size) {
+// Calls `found(link-time address, size)` for each of the file's sections
+// named kSection; false when the headers cannot be read.
+template <class Found>
+bool find_sections(int fd, Found found) {
   ElfW(Ehdr) eh;
   if (!read_at(fd, &eh, sizeof eh, 0) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
@@ -55,12 +56,9 @@ bool find_section(int fd, ElfW(Addr) * addr, ElfW(Xword) * size) {
         !read_at(fd, name, want, static_cast<off_t>(names.sh_offset + sh.sh_name))) {
       continue;
     }
-    if (std::memcmp(name, kSection, want) != 0) continue;
-    *addr = sh.sh_addr;
-    *size = sh.sh_size;
-    return true;
+    if (std::memcmp(name, kSection, want) == 0) found(sh.sh_addr, sh.sh_size);
   }
-  return false;
+  return true;
 }
 
 }  // namespace
@@ -80,22 +78,24 @@ bool scan_sled_table(const char* path, std::uintptr_t base, const void* phdr, st
   if (table.text_hi == 0) return false;
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  ElfW(Addr) addr = 0;
-  ElfW(Xword) size = 0;
-  const bool found = find_section(fd, &addr, &size);
+  find_sections(fd, [&](ElfW(Addr) addr, ElfW(Xword) size) {
+    // Only a section inside a loaded segment: its words are in memory,
+    // relocated.
+    bool loaded = false;
+    for (std::size_t i = 0; i < phnum && !loaded; ++i) {
+      loaded = ph[i].p_type == PT_LOAD && addr >= ph[i].p_vaddr &&
+               addr + size <= ph[i].p_vaddr + ph[i].p_memsz;
+    }
+    if (!loaded || addr % alignof(std::uintptr_t) != 0 || size < sizeof(std::uintptr_t) ||
+        table.sections == kMaxSledSections) {
+      return;
+    }
+    table.entries[table.sections] = reinterpret_cast<const std::uintptr_t*>(base + addr);
+    table.count[table.sections] = size / sizeof(std::uintptr_t);
+    ++table.sections;
+  });
   close(fd);
-  if (!found || size < sizeof(std::uintptr_t)) return false;
-  // Only when the whole section lies in a loaded segment: its words are in
-  // memory, relocated.
-  bool loaded = false;
-  for (std::size_t i = 0; i < phnum && !loaded; ++i) {
-    loaded = ph[i].p_type == PT_LOAD && addr >= ph[i].p_vaddr &&
-             addr + size <= ph[i].p_vaddr + ph[i].p_memsz;
-  }
-  if (!loaded || addr % alignof(std::uintptr_t) != 0) return false;
-  table.entries = reinterpret_cast<const std::uintptr_t*>(base + addr);
-  table.count = size / sizeof(std::uintptr_t);
-  return true;
+  return table.sections != 0;
 }
 
 }  // namespace parlot::runtime
