@@ -9,11 +9,13 @@
  *   toggle   (PARLOT_START=off) phase_a; parlot_start; phase_b; parlot_stop;
  *            phase_c; parlot_start; phase_d: each phase_x -> level1 -> ...
  *   threads N  four threads call level1 in a loop while main switches
- *            tracing on and off N times; prints the calls made
+ *            tracing on and off N times, then on until they made 40000
+ *            more calls; prints the calls made
  *   text     prints the first 5 bytes of level1, level2 and main in hex
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -91,12 +93,9 @@ static atomic_int stop_threads;
 static atomic_long calls;
 NOINLINE void* looping_worker(void* arg) {
   (void)arg;
-  long n = 0;
   while (!atomic_load(&stop_threads)) {
-    sink = level1((int)n);
-    ++n;
+    sink = level1((int)atomic_fetch_add(&calls, 1));
   }
-  atomic_fetch_add(&calls, n);
   return NULL;
 }
 
@@ -138,6 +137,9 @@ int main(int argc, char** argv) {
       }
     }
     parlot_start();
+    /* Calls made with tracing on, by every thread running. */
+    const long on_at = atomic_load(&calls);
+    while (atomic_load(&calls) < on_at + 40000) sched_yield();
     atomic_store(&stop_threads, 1);
     for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
     printf("%ld\n", (long)atomic_load(&calls));
