@@ -24,6 +24,7 @@
 #include "process/thread_fence.h"
 #include "process/thread_index.h"
 #include "process/thread_registry.h"
+#include "process/tracing_switch.h"
 #include "time/clock_tick.h"
 #include "time/monotonic_clock.h"
 
@@ -216,6 +217,7 @@ void* flusher_main(void*) {
     g_forced_done.store(asked, std::memory_order_release);
     patch_library_calls_of_new_objects();
     patch_sleds_of_new_objects();
+    apply_requested_tracing_switch();
     next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   }
   g_clock_tick_ns.store(0, std::memory_order_relaxed);  // no tick from here on
@@ -331,6 +333,11 @@ bool flush_all_threads_now(std::uint64_t timeout_ns) {
     nanosleep(&pause, nullptr);
   }
   return true;
+}
+
+void ask_idle_flusher_round() {
+  g_forced_asked.fetch_add(1, std::memory_order_acq_rel);
+  wake_flusher();
 }
 
 bool pause_idle_flusher() {

@@ -26,7 +26,7 @@ level() {
 
 # The files of process/ below its hub: the hub includes them, so they may
 # not include the hub's headers.
-below_hub='^process/(idle_flusher|signal_handlers|config|function_filter|thread_index|finish|thread_registry|thread_fence|failure_reports)\.h$|^process/(idle_flusher|signal_handlers|config|function_filter|thread_index)\.cpp$'
+below_hub='^process/(idle_flusher|signal_handlers|config|function_filter|thread_index|finish|thread_registry|thread_fence|failure_reports|tracing_switch)\.h$|^process/(idle_flusher|signal_handlers|config|function_filter|thread_index|tracing_switch)\.cpp$'
 
 bad=0
 checked=0
