@@ -12,15 +12,20 @@
  *            tracing on and off N times, then on until they made 40000
  *            more calls; prints the calls made
  *   text     prints the first 5 bytes of level1, level2 and main in hex
+ *   signal   (PARLOT_START=off) phase_a; raises SIGRTMIN+7 (the default
+ *            toggle signal) and waits until level1's sled is a call;
+ *            phase_b; raises it again and waits until it is NOPs; phase_c
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "parlot/parlot.h"
 
@@ -99,6 +104,16 @@ NOINLINE void* looping_worker(void* arg) {
   return NULL;
 }
 
+/* Waits (at most 10 s) until level1's first byte is `want`. */
+static int wait_for_first_byte(unsigned char want) {
+  for (int i = 0; i < 10000; ++i) {
+    if (*(volatile const unsigned char*)(const void*)level1 == want) return 1;
+    const struct timespec ms = {0, 1000 * 1000};
+    nanosleep(&ms, NULL);
+  }
+  return 0;
+}
+
 static void print_bytes(const char* name, const void* f) {
   const unsigned char* b = (const unsigned char*)f;
   printf("%s %02x %02x %02x %02x %02x\n", name, b[0], b[1], b[2], b[3], b[4]);
@@ -143,6 +158,14 @@ int main(int argc, char** argv) {
     atomic_store(&stop_threads, 1);
     for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
     printf("%ld\n", (long)atomic_load(&calls));
+  } else if (strcmp(mode, "signal") == 0) {
+    phase_a();
+    raise(SIGRTMIN + 7);
+    if (!wait_for_first_byte(0xe8)) return 3;
+    phase_b();
+    raise(SIGRTMIN + 7);
+    if (!wait_for_first_byte(0x90)) return 4;
+    phase_c();
   } else if (strcmp(mode, "text") == 0) {
     print_bytes("level1", (const void*)level1);
     print_bytes("level2", (const void*)level2);

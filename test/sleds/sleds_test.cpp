@@ -135,6 +135,40 @@ TEST(Sleds, StartAndStopRecordTheCallsMadeWhileOn) {
   EXPECT_EQ(trees, expected);
 }
 
+// phase_b's call tree alone: what the toggle tests expect.
+const std::string kPhaseB =
+    "phase_b() {\n  level1() {\n    level2() {\n      level3();\n    } /* level2() */\n  } /* "
+    "level1() */\n} /* phase_b() */\n";
+
+TEST(Sleds, InfoListsTheSwitchesAndTheIntervalsTracingWasOn) {
+  TempDir tmp;
+  const auto dir = tmp.path() / "t";
+  const RunResult r =
+      run_traced({kBin + "/sled_fixture_gcc_sled", "toggle"}, dir, {"PARLOT_START=off"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const RunResult info = parlot_read({"info", dir.string()});
+  ASSERT_EQ(info.exit_status, 0) << info.err;
+  // on, off, on: three switches in main's trace; on at its first event, off
+  // after phase_b's 8 events, on again there (phase_c not recorded).
+  EXPECT_NE(info.out.find("tracing switched on at "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("(thread #0, before its event 0)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("tracing switched off at "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("(thread #0, before its event 8)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("tracing on in 2 intervals: ["), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find(", end]"), std::string::npos) << info.out;
+}
+
+TEST(Sleds, ToggleSignalSwitchesTracingOnAndOff) {
+  TempDir tmp;
+  const auto dir = tmp.path() / "t";
+  const RunResult r =
+      run_traced({kBin + "/sled_fixture_gcc_sled", "signal"}, dir, {"PARLOT_START=off"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(call_trees(dir), kPhaseB);
+  const RunResult info = parlot_read({"info", dir.string()});
+  EXPECT_NE(info.out.find("tracing on in 1 interval: ["), std::string::npos) << info.out;
+}
+
 TEST(Sleds, HookBuildStartAndStopRecordTheCallsMadeWhileOn) {
   TempDir tmp;
   const std::string trees =
