@@ -196,7 +196,10 @@ void* flusher_main(void*) {
   std::uint64_t next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   std::uint64_t next_tick = 0;
   while (flusher_should_run()) {
-    const std::uint64_t tick_ns = g_clock_tick_period_ns.load(std::memory_order_acquire);
+    // No tick while tracing is switched off (no event to time): the
+    // process then pays for no wake-ups but the rounds'.
+    const std::uint64_t tick_ns =
+        tracing_switched_off() ? 0 : g_clock_tick_period_ns.load(std::memory_order_acquire);
     std::uint64_t now = monotonic_ns();
     next_tick = advance_clock_tick(tick_ns, next_tick, now);
     const std::uint64_t wake = next_tick != 0 && next_tick < next_round ? next_tick : next_round;

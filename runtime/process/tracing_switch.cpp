@@ -88,9 +88,14 @@ bool switch_tracing(bool on) {
     }
     g_sleds_asked.store(-1);
     record_switch(on);
+    if (on) ask_idle_flusher_round();  // its clock tick starts again now
   }
   pthread_mutex_unlock(&g_switch_lock);
   return changed;
+}
+
+bool tracing_switched_off() {
+  return g_on.load(std::memory_order_relaxed) == 0;
 }
 
 void toggle_tracing_from_signal() {

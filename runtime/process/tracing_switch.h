@@ -18,6 +18,11 @@ bool switch_tracing(bool on);
 /// moment: it is woken). Async-signal-safe.
 void toggle_tracing_from_signal();
 
+/// True while tracing is switched off (PARLOT_START=off, parlot_stop, the
+/// toggle signal): the idle flusher then makes no clock tick.
+/// Async-signal-safe.
+bool tracing_switched_off();
+
 /// The idle flusher's part of toggle_tracing_from_signal(): patches the
 /// sleds to the state asked last. Cold.
 void apply_requested_tracing_switch();
