@@ -104,8 +104,11 @@ NOINLINE void* looping_worker(void* arg) {
   return NULL;
 }
 
-/* Waits (at most 10 s) until level1's first byte is `want`. */
-static int wait_for_first_byte(unsigned char want) {
+/* Waits (at most 10 s) until level1's first byte is `want`. Neither
+ * instrumented nor with a sled: whether the patching thread is done before
+ * it is called is a race. */
+__attribute__((no_instrument_function, patchable_function_entry(0, 0))) static int
+wait_for_first_byte(unsigned char want) {
   for (int i = 0; i < 10000; ++i) {
     if (*(volatile const unsigned char*)(const void*)level1 == want) return 1;
     const struct timespec ms = {0, 1000 * 1000};
