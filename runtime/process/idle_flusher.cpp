@@ -211,6 +211,7 @@ void* flusher_main(void*) {
       sleep_unless_woken(seen, period);
     }
     if (!flusher_should_run()) break;
+    apply_requested_tracing_switch();  // the toggle signal's sleds (woken for it)
     now = monotonic_ns();
     next_tick = advance_clock_tick(tick_ns, next_tick, now);
     const std::uint32_t asked = g_forced_asked.load(std::memory_order_acquire);
@@ -220,7 +221,6 @@ void* flusher_main(void*) {
     g_forced_done.store(asked, std::memory_order_release);
     patch_library_calls_of_new_objects();
     patch_sleds_of_new_objects();
-    apply_requested_tracing_switch();
     next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   }
   g_clock_tick_ns.store(0, std::memory_order_relaxed);  // no tick from here on
@@ -338,8 +338,7 @@ bool flush_all_threads_now(std::uint64_t timeout_ns) {
   return true;
 }
 
-void ask_idle_flusher_round() {
-  g_forced_asked.fetch_add(1, std::memory_order_acq_rel);
+void wake_idle_flusher() {
   wake_flusher();
 }
 

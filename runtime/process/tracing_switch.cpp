@@ -88,7 +88,7 @@ bool switch_tracing(bool on) {
     }
     g_sleds_asked.store(-1);
     record_switch(on);
-    if (on) ask_idle_flusher_round();  // its clock tick starts again now
+    if (on) wake_idle_flusher();  // its clock tick starts again now
   }
   pthread_mutex_unlock(&g_switch_lock);
   return changed;
@@ -106,7 +106,7 @@ void toggle_tracing_from_signal() {
   switch_hooks(on);
   g_sleds_asked.store(on ? 1 : 0);
   record_switch(on);
-  ask_idle_flusher_round();
+  wake_idle_flusher();
 }
 
 void apply_requested_tracing_switch() {

@@ -24,7 +24,8 @@ void toggle_tracing_from_signal();
 bool tracing_switched_off();
 
 /// The idle flusher's part of toggle_tracing_from_signal(): patches the
-/// sleds to the state asked last. Cold.
+/// sleds to the state asked last, if one was asked. Called each time the
+/// flusher wakes. Cold.
 void apply_requested_tracing_switch();
 
 }  // namespace parlot::runtime
