@@ -8,7 +8,7 @@ module parlot
   implicit none
   private
   public :: parlot_pause, parlot_resume, parlot_pause_all, parlot_resume_all, &
-            parlot_flush, parlot_mark, parlot_is_tracing
+            parlot_start, parlot_stop, parlot_flush, parlot_mark, parlot_is_tracing
 
   interface
     subroutine parlot_pause() bind(C, name="parlot_pause")
@@ -19,6 +19,12 @@ module parlot
     end subroutine
     subroutine parlot_resume_all() bind(C, name="parlot_resume_all")
     end subroutine
+    integer(c_int) function parlot_start() bind(C, name="parlot_start")
+      import :: c_int
+    end function
+    integer(c_int) function parlot_stop() bind(C, name="parlot_stop")
+      import :: c_int
+    end function
     integer(c_int) function parlot_flush() bind(C, name="parlot_flush")
       import :: c_int
     end function

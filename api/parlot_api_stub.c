@@ -10,6 +10,12 @@ PARLOT_STUB void parlot_pause(void) {}
 PARLOT_STUB void parlot_resume(void) {}
 PARLOT_STUB void parlot_pause_all(void) {}
 PARLOT_STUB void parlot_resume_all(void) {}
+PARLOT_STUB int parlot_start(void) {
+  return -1;
+}
+PARLOT_STUB int parlot_stop(void) {
+  return -1;
+}
 PARLOT_STUB int parlot_flush(void) {
   return -1;
 }

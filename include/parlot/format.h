@@ -147,6 +147,12 @@ enum class AuxKind : std::uint8_t {
   /// call that never returned (a hung receive). See docs/FORMAT.md "Kind
   /// 8, MPI call begun".
   kMpiCallBegun = 8,
+  /// Tracing switched on or off for the process (PARLOT_START=off,
+  /// parlot_start/parlot_stop, PARLOT_TOGGLE_SIGNAL), in the trace of the
+  /// thread that switched it: `event_index` = that thread's next event;
+  /// data = u8 1 (on) or 0 (off), then u64 CLOCK_MONOTONIC ns of the
+  /// switch. See docs/FORMAT.md "Kind 9, tracing switched".
+  kTracingSwitched = 9,
   /// Call sites of entry events (PARLOT_CALL_SITES, on by default):
   /// `event_index` = the entry event of the record's first site; data = one
   /// or more entries, each a LEB128 entry-event delta (from the previous

@@ -30,6 +30,21 @@ void parlot_pause_all(void);
 /** Undoes one parlot_pause_all(). */
 void parlot_resume_all(void);
 
+/** Switches tracing on for the whole process (after PARLOT_START=off or
+ *  parlot_stop()): the sleds of code built with
+ *  -fpatchable-function-entry are patched to record, and the hooks of
+ *  -finstrument-functions code record again. Calls that began before are
+ *  not recorded; frames the stack-pointer rules find open stay open.
+ *  Returns 0 (also when tracing was on already); -1 in the stub. Not
+ *  async-signal-safe (it takes a lock and changes the program's code):
+ *  from a signal handler, use PARLOT_TOGGLE_SIGNAL. */
+int parlot_start(void);
+/** Switches tracing off for the whole process: sleds back to NOPs (the
+ *  program runs its untraced code), hooks paused (as parlot_pause_all).
+ *  Functions entered while tracing was on still record their exits.
+ *  Returns 0 (also when off already); -1 in the stub. Not
+ *  async-signal-safe. */
+int parlot_stop(void);
 /** Writes the calling thread's buffered events (the complete blocks) and the
  *  process's new function IDs and loaded objects to the trace files now.
  *  Returns 0, or an errno when writing failed or the thread has no trace

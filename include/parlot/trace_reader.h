@@ -146,6 +146,15 @@ struct Mark {
   std::string label;
 };
 
+/// Tracing switched on or off for the process (side record kind 9, in the
+/// trace of the thread that switched it): just before the thread's event
+/// `event_index`, at CLOCK_MONOTONIC time `ns`.
+struct TracingSwitch {
+  std::uint64_t event_index = 0;
+  bool on = false;
+  std::uint64_t ns = 0;
+};
+
 /// The call site of an entry event (side record kind 6, PARLOT_CALL_SITES):
 /// the entry event `event_index` was called from return address `address`
 /// (run-time, in the caller's object; the call instruction ends at
@@ -205,6 +214,9 @@ struct ThreadTraceSummary {
   /// at the same index keep their order in the file). Empty for version-1
   /// files and threads that made none.
   std::vector<Mark> marks;
+  /// Tracing switches this thread made (parlot_start/parlot_stop, the
+  /// toggle signal), in file order. Empty when it made none.
+  std::vector<TracingSwitch> switches;
   /// MPI call arguments from the side records, sorted by event index (empty
   /// unless recorded with PARLOT_MPI_ARGS=1).
   std::vector<MpiCallArguments> mpi_calls;

@@ -219,6 +219,15 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
                             "the window's first restart point is not after its open frames");
         }
       }
+    } else if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kTracingSwitched)) {
+      if (h.data_bytes != 1 + sizeof(std::uint64_t) || payload[data] > 1) {
+        throw FormatError(path, offset + at, "tracing-switch record of a bad size or state");
+      }
+      TracingSwitch sw;
+      sw.event_index = h.event_index;
+      sw.on = payload[data] == 1;
+      std::memcpy(&sw.ns, payload.data() + data + 1, sizeof sw.ns);
+      summary.switches.push_back(sw);
     } else if (h.kind == static_cast<std::uint8_t>(format::AuxKind::kMark)) {
       const auto* label = reinterpret_cast<const char*>(payload.data() + data);
       summary.marks.push_back({h.event_index, std::string(label, h.data_bytes)});

@@ -3,6 +3,7 @@
 // paper's §4.2 metrics).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <optional>
 #include <system_error>
 
@@ -14,6 +15,43 @@
 
 namespace parlot::tool {
 namespace {
+
+// The process's tracing switches (side record kind 9), by time: one line
+// each, then the intervals tracing was on. Times are from `origin_ns`
+// (the first clock sample; else the first switch), CLOCK_MONOTONIC.
+void print_tracing_switches(std::vector<std::pair<TracingSwitch, std::uint64_t>>& switches,
+                            std::uint64_t origin_ns) {
+  if (switches.empty()) return;
+  std::stable_sort(switches.begin(), switches.end(),
+                   [](const auto& a, const auto& b) { return a.first.ns < b.first.ns; });
+  if (origin_ns == 0 || origin_ns > switches.front().first.ns)
+    origin_ns = switches.front().first.ns;
+  const auto at = [&](std::uint64_t ns) {
+    return fmt::format("{:.6f} s", static_cast<double>(ns - origin_ns) / 1e9);
+  };
+  std::size_t intervals = 0;
+  // A first switch off: tracing was on from the start.
+  std::string on_since = switches.front().first.on ? "" : "start";
+  for (const auto& [sw, thread] : switches) {
+    fmt::print("  tracing switched {} at {} (thread #{}, before its event {})\n",
+               sw.on ? "on" : "off", at(sw.ns), thread, sw.event_index);
+  }
+  std::string list;
+  for (const auto& [sw, thread] : switches) {
+    if (sw.on && on_since.empty()) {
+      on_since = at(sw.ns);
+    } else if (!sw.on && !on_since.empty()) {
+      list += fmt::format(" [{}, {}]", on_since, at(sw.ns));
+      on_since.clear();
+      ++intervals;
+    }
+  }
+  if (!on_since.empty()) {
+    list += fmt::format(" [{}, end]", on_since);
+    ++intervals;
+  }
+  fmt::print("  tracing on in {} interval{}:{}\n", intervals, intervals == 1 ? "" : "s", list);
+}
 
 struct InfoOptions {
   std::string dir;
@@ -55,6 +93,9 @@ int run_info(const InfoOptions& o) {
     fmt::print("  {:>7} {:>9} {:>14} {:>14} {:>12} {:>9} {:>12} {:>10} {:>7}  {}\n", "thread",
                "tid", "events", "raw bytes", "trace bytes", "ratio", "duration", "kB/s", "marks",
                "notes");
+    // Tracing switches of every thread, with the thread's index.
+    std::vector<std::pair<TracingSwitch, std::uint64_t>> switches;
+    std::uint64_t first_sample_ns = 0;
     for (const auto& file : process.thread_files) {
       std::optional<ThreadEventReader> opened;
       try {
@@ -104,11 +145,17 @@ int run_info(const InfoOptions& o) {
                  fmt::format("#{}", s.thread_index), s.tid, events, raw, s.file_bytes, ratio,
                  ns > 0 ? human_duration(ns) : "-", kbps, s.marks.size(), notes);
       all_marks += s.marks.size();
+      for (const TracingSwitch& sw : s.switches) switches.emplace_back(sw, s.thread_index);
+      if (!s.clock_samples.empty() &&
+          (first_sample_ns == 0 || s.clock_samples.front().ns < first_sample_ns)) {
+        first_sample_ns = s.clock_samples.front().ns;
+      }
       all_events += events;
       all_raw += raw;
       all_bytes += s.file_bytes;
       ++all_threads;
     }
+    print_tracing_switches(switches, first_sample_ns);
   }
   fmt::print("total: {} threads, {} events, {} raw bytes, {} trace bytes, ratio {:.1f}, {} marks\n",
              all_threads, all_events, all_raw, all_bytes,

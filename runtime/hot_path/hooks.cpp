@@ -15,6 +15,7 @@
 #include "hot_path/unwinder_cfa.h"
 #include "libcalls/libcall_patcher.h"
 #include "libcalls/libcall_shadow.h"
+#include "sleds/sled_mirror.h"
 
 using parlot::runtime::attach_current_thread;
 using parlot::runtime::FunctionIds;
@@ -25,8 +26,10 @@ using parlot::runtime::ThreadTrace;
 using parlot::runtime::tls_hook_state;
 using parlot::runtime::tls_thread_trace;
 
-// libcall_trampolines.S: where a recorded library call returns to.
+// libcall_trampolines.S: where a recorded library call (or a sled-traced
+// function) returns to, and the library calls' entry stubs.
 extern "C" char parlot_libcall_return_thunk[];
+extern "C" char parlot_libcall_stubs[];
 
 namespace parlot::runtime {
 constinit thread_local ThreadHookState tls_hook_state __attribute__((tls_model("initial-exec")));
@@ -353,13 +356,20 @@ namespace {
   // thread cancelled in it, whose cleanup handlers' entries must resync).
   if (const std::uint32_t id = recorded_id(t, f, seen); id != 0) {
     auto* return_address = reinterpret_cast<std::uintptr_t*>(slot);
-    const std::uintptr_t call_site = *return_address;
+    std::uintptr_t call_site = *return_address;
+    // A tail call from a sled-traced function: its return address leads to
+    // the thunk already, the real one is in the shadow.
+    const bool redirected =
+        call_site == reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
+    if (redirected) call_site = *parlot::runtime::libcall_shadow_of(slot) + 1;
     t->force_clock_read();  // a library call may wait: its entry's time exact
     if (t->on_libcall_enter(f, call_site, slot, id)) {
-      // Minus one: the caller's address as an unwinder reads it
-      // (libcall_trampolines.S, the thunk's unwind information).
-      *parlot::runtime::libcall_shadow_of(slot) = call_site - 1;
-      *return_address = reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
+      if (!redirected) {
+        // Minus one: the caller's address as an unwinder reads it
+        // (libcall_trampolines.S, the thunk's unwind information).
+        *parlot::runtime::libcall_shadow_of(slot) = call_site - 1;
+        *return_address = reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
+      }
       // A thread with a cancellation requested may be cancelled in this
       // call. When its caller pushed the cleanup handler, glibc longjmps
       // there before the unwinder reaches the thunk's personality routine:
@@ -371,11 +381,20 @@ namespace {
   end_hook(t);
 }
 
-// The end of the library call whose return address was at `slot`: its
-// return reached the thunk, or an exception or cancellation unwound it.
+// True when `f` is a library call's (an entry stub's address), not a
+// sled-traced function's.
+[[gnu::always_inline]] inline bool is_libcall(std::uintptr_t f) {
+  const auto stubs = reinterpret_cast<std::uintptr_t>(parlot_libcall_stubs);
+  return f - stubs < parlot::runtime::kLibcallStubs * 16;
+}
+
+// The end of the library call, or of the sled-traced function, whose
+// return address was at `slot`: its return reached the thunk, or an
+// exception or cancellation unwound it.
 void record_libcall_exit(ThreadTrace* t, std::uintptr_t slot) {
   if (t == nullptr || !raise_busy(t)) return;
-  t->force_clock_read();  // the end of a wait: its exit's time exact
+  // The end of a library call's wait: its exit's time exact.
+  if (is_libcall(t->function_at(slot))) t->force_clock_read();
   if (!hooks_off()) {
     t->on_libcall_exit(slot);
   } else {
@@ -439,6 +458,77 @@ parlot_libcall_personality(int, _Unwind_Action actions, _Unwind_Exception_Class,
       context, __builtin_extract_return_addr(__builtin_return_address(0)));
   if (cfa != 0) record_libcall_exit(t, cfa - sizeof(std::uintptr_t));
   return _URC_CONTINUE_UNWIND;
+}
+
+}  // extern "C"
+
+// Sleds (-fpatchable-function-entry; sleds/sled_patcher.h, docs/DESIGN.md
+// "Sleds"): a patched sled calls parlot_sled_entry (sleds/sled_trampolines.S),
+// which calls this. The entry is recorded by the same code as the entry
+// hook's; the exit by the return thunk of library calls, where the
+// function's return address now leads.
+namespace {
+
+// endbr64 (f3 0f 1e fa), read as a little-endian word: -fcf-protection
+// puts it before the sled, at the function's address.
+constexpr std::uint32_t kEndbr64 = 0xfa1e0ff3u;
+
+// The function whose sled ends at `resume`.
+[[gnu::always_inline]] inline std::uintptr_t sled_function(std::uintptr_t resume) {
+  std::uintptr_t f = resume - parlot::runtime::kSledBytes;
+  std::uint32_t before;
+  __builtin_memcpy(&before, reinterpret_cast<const void*>(f - 4), sizeof before);
+  if (before == kEndbr64) [[unlikely]]
+    f -= 4;
+  return f;
+}
+
+// A thread's first sled entry: attaches the thread and maps its stack's
+// shadow. Returns its trace, or nullptr (not traced, no shadow).
+[[gnu::noinline, gnu::cold]] ThreadTrace* sled_thread(ThreadTrace* t) {
+  const parlot::runtime::ErrnoKeeper keep_errno;
+  if (t == nullptr) t = attach_current_thread();
+  if (t != nullptr) t->map_return_shadow();
+  return t;
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Called by parlot_sled_entry for a patched sled ending at `resume` (the
+/// function's address + 5, or + 9 after an endbr64), `slot` being where
+/// the function's return address is: records the entry of the function as
+/// __cyg_profile_func_enter would (its stack pointer: the slot) and, when
+/// its frame was pushed, replaces its return address by the return thunk's,
+/// the real one going to the slot's shadow word, so that its return records
+/// the exit. Hot path: the hooks' rules.
+[[gnu::visibility("hidden"), gnu::no_instrument_function, gnu::hot]] void parlot_sled_enter(
+    std::uintptr_t resume, std::uintptr_t* slot) {
+  const std::uintptr_t f = sled_function(resume);
+  const auto s = reinterpret_cast<std::uintptr_t>(slot);
+  ThreadTrace* t = tls_thread_trace;
+  // Only with the return address on the thread's own stack (its shadow is
+  // mapped there): a function whose return cannot be seen is not entered.
+  if (t == nullptr || s - t->libcall_lo >= t->libcall_hi - t->libcall_lo) [[unlikely]] {
+    if (t != nullptr && t->return_shadow_tried) return;
+    t = sled_thread(t);
+    if (t == nullptr || s - t->libcall_lo >= t->libcall_hi - t->libcall_lo) return;
+  }
+  std::uintptr_t call_site = *slot;
+  const auto thunk = reinterpret_cast<std::uintptr_t>(parlot_libcall_return_thunk);
+  // A tail call from a sled-traced function: the return address leads to
+  // the thunk already; this function nests in that one and ends with it.
+  const bool redirected = call_site == thunk;
+  if (redirected) [[unlikely]]
+    call_site = *parlot::runtime::libcall_shadow_of(s) + 1;
+  enter_hook(t, f, call_site, s);
+  if (!redirected && t->top_is(f, s)) {
+    // Minus one: the caller's address as an unwinder reads it (the thunk's
+    // unwind information, libcall_trampolines.S).
+    *parlot::runtime::libcall_shadow_of(s) = call_site - 1;
+    *slot = thunk;
+  }
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include "libcalls/libcall_patcher.h"
 #include "libcalls/libcall_shadow.h"
 #include "parlot/crc32c.h"
+#include "sleds/sled_patcher.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -79,7 +80,10 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
   // Not pthread_getattr_np: it allocates (thread_stack.h).
   if (std::uintptr_t lo = 0, hi = 0; thread_stack(&lo, &hi)) {
     t->stack_.set_thread_stack(lo, hi);
-    if (g_libcalls_on) map_libcall_shadow(lo, hi, &t->libcall_lo, &t->libcall_hi);
+    if (g_libcalls_on || g_sleds_found) {
+      map_libcall_shadow(lo, hi, &t->libcall_lo, &t->libcall_hi);
+      t->return_shadow_tried = true;
+    }
   }
   t->codec_ = codec;
   t->discard_ = discard;
@@ -121,6 +125,14 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
     return nullptr;
   }
   return t;
+}
+
+void ThreadTrace::map_return_shadow() {
+  if (return_shadow_tried) return;
+  return_shadow_tried = true;
+  const ErrnoKeeper keep_errno;
+  if (std::uintptr_t lo = 0, hi = 0; thread_stack(&lo, &hi))
+    map_libcall_shadow(lo, hi, &libcall_lo, &libcall_hi);
 }
 
 void ThreadTrace::destroy(ThreadTrace* t) {

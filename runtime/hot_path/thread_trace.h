@@ -66,12 +66,35 @@ class ThreadTrace {
     return stack_.enter(fn, call_site, slot, id, e);
   }
 
-  /// Records the return of the library call whose return address was at
-  /// `slot` (ShadowStack::exit_at).
+  /// Records the return of the library call, or of the sled-traced
+  /// function, whose return address was at `slot` (ShadowStack::exit_at).
+  /// Frames below it at the same slot end with it: functions a sled-traced
+  /// function tail-called (they returned through its return address).
   void on_libcall_exit(std::uintptr_t slot) {
     Emitter e{this};
-    stack_.exit_at(slot, e);
+    if (!stack_.exit_at(slot, e)) return;
+    while (stack_.depth() != 0 && stack_.top().sp == slot) stack_.exit_at(slot, e);
   }
+
+  /// True when the innermost open frame is `fn`'s at stack pointer `sp`
+  /// (a sled's entry: the frame was pushed, so its return is to be seen).
+  [[gnu::always_inline]] inline bool top_is(std::uintptr_t fn, std::uintptr_t sp) const {
+    return stack_.depth() != 0 && stack_.top().function == fn && stack_.top().sp == sp;
+  }
+
+  /// The function of the innermost open frame whose stack pointer is `sp`,
+  /// or 0 when none is.
+  std::uintptr_t function_at(std::uintptr_t sp) const {
+    for (std::size_t i = stack_.depth(); i != 0; --i) {
+      if (stack_.frame(i - 1).sp == sp) return stack_.frame(i - 1).function;
+    }
+    return 0;
+  }
+
+  /// Maps the shadow of this thread's stack for return addresses
+  /// (libcall_shadow.h) unless it is mapped or was tried already: sleds
+  /// found after the thread's trace was created. Cold: mmap.
+  void map_return_shadow();
 
   /// Drops the shadow frames that are not on the real stack any more (see
   /// ShadowStack::pop_frames_not_on). Cold: after a longjmp or a catch.
@@ -347,6 +370,8 @@ class ThreadTrace {
   /// recorded. Empty unless PARLOT_LIBCALLS is on.
   std::uintptr_t libcall_lo = 0;
   std::uintptr_t libcall_hi = 0;
+  /// map_return_shadow() ran (whatever it mapped).
+  bool return_shadow_tried = false;
   /// Set once the failure of this thread's file was reported.
   bool failure_reported = false;
   /// The thread's pthread handle (for pthread_cancel).

@@ -4,7 +4,8 @@
 // the calling object from its entry point's return address (the run path
 // the file is searched in, the caller's namespace): the real function is
 // called as the program's calling object (call_as_object.h), so it finds
-// exactly what it finds untraced.
+// exactly what it finds untraced. Their sleds are patched then too
+// (sleds/sled_patcher.h).
 #include <dlfcn.h>
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "libcalls/call_as_object.h"
 #include "libcalls/libcall_patcher.h"
 #include "next_symbol.h"
+#include "sleds/sled_patcher.h"
 
 namespace {
 
@@ -46,7 +48,10 @@ extern "C" {
   void* handle = reinterpret_cast<void*>(
       call_as_caller(reinterpret_cast<const void*>(next), __builtin_return_address(0),
                      reinterpret_cast<std::uintptr_t>(file), static_cast<std::uintptr_t>(mode), 0));
-  if (handle != nullptr) parlot::runtime::patch_library_calls_of_new_objects();
+  if (handle != nullptr) {
+    parlot::runtime::patch_library_calls_of_new_objects();
+    parlot::runtime::patch_sleds_of_new_objects();
+  }
   return handle;
 }
 
@@ -57,7 +62,10 @@ extern "C" {
       call_as_caller(reinterpret_cast<const void*>(next), __builtin_return_address(0),
                      static_cast<std::uintptr_t>(namespace_id),
                      reinterpret_cast<std::uintptr_t>(file), static_cast<std::uintptr_t>(mode)));
-  if (handle != nullptr) parlot::runtime::patch_library_calls_of_new_objects();
+  if (handle != nullptr) {
+    parlot::runtime::patch_library_calls_of_new_objects();
+    parlot::runtime::patch_sleds_of_new_objects();
+  }
   return handle;
 }
 

@@ -17,6 +17,7 @@
 // records the end of a call an exception or a cancellation unwinds.
 #include "libcalls/libcall_registers.h"
 #include "libcalls/libcall_shadow.h"
+#include "libcalls/vector_save_macros.h"
 
 #define STUBS 4096
 
@@ -37,43 +38,6 @@ parlot_libcall_stubs:
         .endr
         .cfi_endproc
         .size parlot_libcall_stubs, . - parlot_libcall_stubs
-
-// The vector registers %xmm0-7 (entry) or %xmm0-1 (return), saved at
-// \base(%rsp) as wide as parlot_libcall_vector_width says (libcall_registers.h)
-// and restored from there. After a wide save, vzeroupper: the runtime's
-// code that runs next uses legacy SSE encodings, which are slow with dirty
-// upper halves, and may clear the upper halves anyway (the encoder's AVX2
-// code ends with vzeroupper).
-        .macro save_vectors kind, n, base
-        .irp i, 0, 1, 2, 3, 4, 5, 6, 7
-        .if \i < \n
-        .ifc \kind, xmm
-        movaps %xmm\i, \base+16*\i(%rsp)
-        .endif
-        .ifc \kind, ymm
-        vmovdqa %ymm\i, \base+32*\i(%rsp)
-        .endif
-        .ifc \kind, zmm
-        vmovdqa64 %zmm\i, \base+64*\i(%rsp)
-        .endif
-        .endif
-        .endr
-        .endm
-        .macro restore_vectors kind, n, base
-        .irp i, 0, 1, 2, 3, 4, 5, 6, 7
-        .if \i < \n
-        .ifc \kind, xmm
-        movaps \base+16*\i(%rsp), %xmm\i
-        .endif
-        .ifc \kind, ymm
-        vmovdqa \base+32*\i(%rsp), %ymm\i
-        .endif
-        .ifc \kind, zmm
-        vmovdqa64 \base+64*\i(%rsp), %zmm\i
-        .endif
-        .endif
-        .endr
-        .endm
 
 // At entry: (%rsp) = the return address into the caller, %r11d = the stub's
 // index; the argument registers, %rax (vector register count of a variadic

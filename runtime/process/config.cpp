@@ -108,6 +108,10 @@ Config read_config() {
     std::size_t sig = 0;
     if (parse_size("PARLOT_FLIGHT_SIGNAL", 0, 64, sig)) c.flight_signal = static_cast<int>(sig);
   }
+  c.toggle_signal = SIGRTMIN + 7;
+  if (std::size_t sig = 0; parse_size("PARLOT_TOGGLE_SIGNAL", 0, 64, sig)) {
+    c.toggle_signal = static_cast<int>(sig);
+  }
   if (const char* x = std::getenv("PARLOT_CALL_SITES"); x != nullptr) {
     c.call_sites = std::strcmp(x, "0") != 0;
   }

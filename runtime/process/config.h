@@ -66,6 +66,9 @@ struct Config {
   /// PARLOT_FLIGHT_SIGNAL: the signal that asks for a flight dump (default
   /// SIGRTMIN+6; 0 = none). Only in flight mode.
   int flight_signal = 0;
+  /// PARLOT_TOGGLE_SIGNAL: the signal that switches tracing on and off
+  /// (default SIGRTMIN+7; 0 = none).
+  int toggle_signal = 0;
   /// PARLOT_CALL_SITES=0 records no call sites (side records of kind 6,
   /// docs/FORMAT.md); on by default.
   bool call_sites = true;

@@ -1,6 +1,7 @@
 #include "process/idle_flusher.h"
 
 #include "libcalls/libcall_patcher.h"
+#include "sleds/sled_patcher.h"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 #include "process/thread_fence.h"
 #include "process/thread_index.h"
 #include "process/thread_registry.h"
+#include "process/tracing_switch.h"
 #include "time/clock_tick.h"
 #include "time/monotonic_clock.h"
 
@@ -194,7 +196,10 @@ void* flusher_main(void*) {
   std::uint64_t next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   std::uint64_t next_tick = 0;
   while (flusher_should_run()) {
-    const std::uint64_t tick_ns = g_clock_tick_period_ns.load(std::memory_order_acquire);
+    // No tick while tracing is switched off (no event to time): the
+    // process then pays for no wake-ups but the rounds'.
+    const std::uint64_t tick_ns =
+        tracing_switched_off() ? 0 : g_clock_tick_period_ns.load(std::memory_order_acquire);
     std::uint64_t now = monotonic_ns();
     next_tick = advance_clock_tick(tick_ns, next_tick, now);
     const std::uint64_t wake = next_tick != 0 && next_tick < next_round ? next_tick : next_round;
@@ -206,6 +211,7 @@ void* flusher_main(void*) {
       sleep_unless_woken(seen, period);
     }
     if (!flusher_should_run()) break;
+    apply_requested_tracing_switch();  // the toggle signal's sleds (woken for it)
     now = monotonic_ns();
     next_tick = advance_clock_tick(tick_ns, next_tick, now);
     const std::uint32_t asked = g_forced_asked.load(std::memory_order_acquire);
@@ -214,6 +220,7 @@ void* flusher_main(void*) {
     flush_round(forced);
     g_forced_done.store(asked, std::memory_order_release);
     patch_library_calls_of_new_objects();
+    patch_sleds_of_new_objects();
     next_round = monotonic_ns() + g_period_ns.load(std::memory_order_relaxed);
   }
   g_clock_tick_ns.store(0, std::memory_order_relaxed);  // no tick from here on
@@ -329,6 +336,10 @@ bool flush_all_threads_now(std::uint64_t timeout_ns) {
     nanosleep(&pause, nullptr);
   }
   return true;
+}
+
+void wake_idle_flusher() {
+  wake_flusher();
 }
 
 bool pause_idle_flusher() {

@@ -64,6 +64,12 @@ void resume_idle_flusher();
 /// (PARLOT_FLUSH_MS=0, no membarrier) or the time ran out.
 bool flush_all_threads_now(std::uint64_t timeout_ns);
 
+/// Wakes the flusher now, without a flush round and without waiting for
+/// it: it patches the sleds the toggle signal asked for
+/// (tracing_switch.h) and starts its clock tick again when tracing was
+/// switched on. Async-signal-safe.
+void wake_idle_flusher();
+
 /// Once tracing has stopped: waits until a flusher round in progress ends
 /// (at most `timeout_ns`). Returns true when no round is in progress.
 /// Async-signal-safe.

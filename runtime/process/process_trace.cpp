@@ -61,7 +61,7 @@ void initialise_process() {
     if (!ok) log_error("cannot register thread and fork handlers", nullptr, EAGAIN);
   }
   g_membarrier_ready = ok && register_membarrier();
-  if (ok) install_signal_handlers(g_config.flight_signal);
+  if (ok) install_signal_handlers(g_config.flight_signal, g_config.toggle_signal);
   // The flusher's handshake needs an exact fence (membarrier): where the
   // kernel has none, fence_all_threads() only sleeps, which is enough at
   // process end but not for writing a live thread's data.

@@ -23,6 +23,7 @@
 #include "process/flight_dump.h"
 #include "process/idle_flusher.h"
 #include "process/thread_registry.h"
+#include "process/tracing_switch.h"
 
 namespace parlot::runtime {
 namespace {
@@ -84,6 +85,8 @@ constexpr std::uint64_t kTerminationFlushNs = 100ull * 1000 * 1000;
 // The flight recorder's dump signal (PARLOT_FLIGHT_SIGNAL; 0 = none), and
 // how long its dump may hold the threads (ns).
 std::atomic<int> g_flight_signal{0};
+// The signal that switches tracing on and off (PARLOT_TOGGLE_SIGNAL; 0 = none).
+std::atomic<int> g_toggle_signal{0};
 constexpr unsigned long long kFlightDumpNs = 2000ull * 1000 * 1000;
 
 bool is_fatal(int sig) {
@@ -236,6 +239,9 @@ void dispatch(int sig, siginfo_t* info, void* context) {
   if (is_default(a) && sig == g_flight_signal.load(std::memory_order_relaxed)) {
     // The flight recorder's signal: a dump, and the program runs on.
     if (is_traced_process()) flight_dump_now(kFlightDumpNs);
+  } else if (is_default(a) && sig == g_toggle_signal.load(std::memory_order_relaxed)) {
+    // The toggle signal: tracing switched, and the program runs on.
+    if (is_traced_process()) toggle_tracing_from_signal();
   } else if (is_default(a)) {
     on_default_action(sig, info, context);
   } else if (is_ignore(a)) {
@@ -285,9 +291,21 @@ class SigactionLock {
   SigactionLock& operator=(const SigactionLock&) = delete;
 };
 
+// Watches `sig` like the others, as a signal of the runtime's own
+// (`slot`: its number) while the program leaves it at its default. Under
+// g_sigaction_lock.
+void install_own_signal(int sig, std::atomic<int>& slot) {
+  if (sig <= 0 || sig >= kMaxSignal || sig == SIGKILL || sig == SIGSTOP) return;
+  record_from_kernel(sig);
+  g_watched[sig].store(true);
+  slot.store(sig);
+  const struct sigaction k = kernel_action(sig, g_program[sig]);
+  real_sigaction(sig, &k, nullptr);
+}
+
 }  // namespace
 
-void install_signal_handlers(int flight_signal) {
+void install_signal_handlers(int flight_signal, int toggle_signal) {
   SigactionLock lock;
   for (const int sig : kWatchedSignals) {
     record_from_kernel(sig);
@@ -295,16 +313,11 @@ void install_signal_handlers(int flight_signal) {
     const struct sigaction k = kernel_action(sig, g_program[sig]);
     real_sigaction(sig, &k, nullptr);
   }
-  if (flight_signal > 0 && flight_signal < kMaxSignal && flight_signal != SIGKILL &&
-      flight_signal != SIGSTOP) {
-    // Watched like the others: while the program leaves it at its default
-    // it asks for a flight dump instead of ending the process.
-    record_from_kernel(flight_signal);
-    g_watched[flight_signal].store(true);
-    g_flight_signal.store(flight_signal);
-    const struct sigaction k = kernel_action(flight_signal, g_program[flight_signal]);
-    real_sigaction(flight_signal, &k, nullptr);
-  }
+  // Watched like the others: while the program leaves them at their
+  // default, the flight signal asks for a flight dump and the toggle
+  // signal switches tracing, instead of ending the process.
+  install_own_signal(flight_signal, g_flight_signal);
+  if (toggle_signal != flight_signal) install_own_signal(toggle_signal, g_toggle_signal);
 }
 
 void raise_deferred_signals(ThreadTrace* t) {

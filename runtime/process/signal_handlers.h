@@ -30,7 +30,10 @@ class ThreadTrace;
 /// Installs the dispatcher for the signals whose default action the
 /// runtime watches (process initialisation; cold), and for
 /// `flight_signal` (the flight recorder's dump signal; 0 = none), which
-/// then asks for a flight dump while the program leaves it at its default.
-void install_signal_handlers(int flight_signal = 0);
+/// then asks for a flight dump while the program leaves it at its default,
+/// and for `toggle_signal` (PARLOT_TOGGLE_SIGNAL; 0 = none), which then
+/// switches tracing on or off (tracing_switch.h) while the program leaves
+/// it at its default.
+void install_signal_handlers(int flight_signal = 0, int toggle_signal = 0);
 
 }  // namespace parlot::runtime

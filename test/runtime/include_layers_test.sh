@@ -16,16 +16,17 @@ level() {
     time) echo 1 ;;
     io) echo 2 ;;
     libcalls) echo 3 ;;
-    hot_path) echo 4 ;;
-    process) echo 5 ;;
-    interposers | api) echo 6 ;;
+    sleds) echo 4 ;;
+    hot_path) echo 5 ;;
+    process) echo 6 ;;
+    interposers | api) echo 7 ;;
     *) echo -1 ;;
   esac
 }
 
 # The files of process/ below its hub: the hub includes them, so they may
 # not include the hub's headers.
-below_hub='^process/(idle_flusher|signal_handlers|config|function_filter|thread_index|finish|thread_registry|thread_fence|failure_reports)\.h$|^process/(idle_flusher|signal_handlers|config|function_filter|thread_index)\.cpp$'
+below_hub='^process/(idle_flusher|signal_handlers|config|function_filter|thread_index|finish|thread_registry|thread_fence|failure_reports|tracing_switch)\.h$|^process/(idle_flusher|signal_handlers|config|function_filter|thread_index|tracing_switch)\.cpp$'
 
 bad=0
 checked=0
