@@ -4,7 +4,9 @@
 // signal as untraced; the flight signal and parlot_flight_dump() dump
 // while the program runs on; a normal exit dumps; every view reads a
 // dump with the right nesting and names, and says what was dropped; the
-// rings of threads that wrapped many times still decode.
+// rings of threads that wrapped many times still decode; a rank that calls
+// MPI_Abort dumps every thread before the abort, the others dump on
+// mpirun's SIGTERM.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -195,6 +197,112 @@ TEST(Flight, RingsThatWrappedManyTimesDecode) {
   for (const auto& t : processes[0].thread_files) EXPECT_LE(fs::file_size(t), 64u << 10);
   const RunResult stats = parlot_read({"stats", (dir.path() / "flight-1").string()});
   EXPECT_EQ(stats.exit_status, 0) << stats.err;
+}
+
+// The process directory of `dump` whose name starts with `prefix`
+// ("rank-1."), or "" when there is none.
+fs::path process_dir_named(const fs::path& dump, const std::string& prefix) {
+  if (!fs::is_directory(dump)) return {};
+  for (const auto& e : fs::directory_iterator(dump)) {
+    if (e.is_directory() && e.path().filename().string().rfind(prefix, 0) == 0) return e.path();
+  }
+  return {};
+}
+
+// MPI_Abort on rank 1 of 2, each rank with a busy helper thread: rank 1's
+// wrapper dumps every thread before the MPI library's MPI_Abort, so the
+// dump (flight-1) ends in main -> abort_outer -> abort_inner -> MPI_Abort
+// whatever ends the process next: Open MPI's _exit (a second dump), or,
+// with `abort_kill` (mpi_abort_kill.c preloaded after the wrappers), a
+// SIGKILL at once, as a launcher that kills the job does. mpirun then
+// sends rank 0 SIGTERM, which dumps through the signal path where it
+// waits, main -> wait_forever -> MPI_Recv, and kills it as untraced
+// (SIGKILL follows after odls_base_sigkill_timeout, 1 s by default: 5 s
+// here, so a loaded machine finishes the dump). The job ends as untraced.
+void check_mpi_abort(bool abort_kill) {
+  const std::string fixture = PARLOT_FLIGHT_MPI_FIXTURE;
+  if (fixture.empty() || !fs::exists(fixture)) GTEST_SKIP() << "the MPI fixture was not built";
+  if (!fs::exists(PARLOT_MPI_WRAPPERS_PATH)) GTEST_SKIP() << "libparlotmpi.so was not built";
+  const std::string mpirun = find_mpirun();
+  if (mpirun.empty()) GTEST_SKIP() << "mpirun is not on PATH";
+  const std::string kill_lib = abort_kill ? PARLOT_MPI_ABORT_KILL_PATH : "";
+  if (abort_kill && !fs::exists(kill_lib)) GTEST_SKIP() << "mpi_abort_kill was not built";
+  auto job = [&](const std::vector<std::string>& env) {
+    std::vector<std::string> argv{mpirun,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "--mca",
+                                  "odls_base_sigkill_timeout",
+                                  "5",
+                                  "-np",
+                                  "2"};
+    for (const auto& e : env) {
+      argv.push_back("-x");
+      argv.push_back(e);
+    }
+    argv.push_back(fixture);
+    argv.push_back("20000");
+    return run(argv);
+  };
+  const RunResult untraced = job(abort_kill ? std::vector<std::string>{"LD_PRELOAD=" + kill_lib}
+                                            : std::vector<std::string>{});
+  ASSERT_THAT(untraced.out, HasSubstr("aborting"));
+  TempDir dir;
+  const RunResult r =
+      job({std::string("LD_PRELOAD=") + PARLOT_RUNTIME_PATH + ":" + PARLOT_MPI_WRAPPERS_PATH +
+               (abort_kill ? ":" + kill_lib : ""),
+           "PARLOT_DIR=" + dir.path().string(), "PARLOT_MODE=flight", "PARLOT_FLIGHT_KB=64"});
+  EXPECT_EQ(r.exit_status, untraced.exit_status) << r.err;
+  EXPECT_EQ(r.signal, untraced.signal);
+  EXPECT_THAT(r.out, HasSubstr("aborting"));
+
+  // Rank 1: both threads, each window wrapped, read whole; the main
+  // thread's ends inside MPI_Abort.
+  const fs::path aborted = process_dir_named(dir.path() / "flight-1", "rank-1.");
+  ASSERT_FALSE(aborted.empty()) << "no dump of rank 1: " << r.err;
+  const auto processes = open_trace_directory(aborted);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].thread_files.size(), 2u) << "main and the helper thread";
+  expect_windows_read(aborted, true);
+  const RunResult stacks = parlot_read({"stacks", aborted.string()});
+  ASSERT_EQ(stacks.exit_status, 0) << stacks.err;
+  EXPECT_TRUE(std::regex_search(
+      stacks.out,
+      std::regex(R"(\n +main \[1 thread[^\n]*\n +abort_outer[^\n]*\n +abort_inner[^\n]*)"
+                 R"(\n +MPI_Abort \[1 thread[^\n]*\n)")))
+      << stacks.out;
+  EXPECT_THAT(stacks.out, HasSubstr("helper_round"));
+  const std::string pid =
+      aborted.filename().string().substr(aborted.filename().string().find("pid-") + 4);
+  const RunResult trace = parlot_read({"trace", aborted.string(), "--tid", pid});
+  ASSERT_EQ(trace.exit_status, 0) << trace.err;
+  EXPECT_TRUE(std::regex_search(
+      trace.out, std::regex(R"(abort_outer\(\) \{\n +abort_inner\(\) \{\n +MPI_Abort\(\) \{\n$)")))
+      << trace.out.substr(trace.out.size() - std::min<std::size_t>(trace.out.size(), 2000));
+  const RunResult info = parlot_read({"info", aborted.string()});
+  ASSERT_EQ(info.exit_status, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("flight window: the history before it was dropped ("));
+
+  // Rank 0, ended by mpirun's SIGTERM: its windows, where it waited.
+  const fs::path waiting = process_dir_named(dir.path() / "flight-1", "rank-0.");
+  ASSERT_FALSE(waiting.empty()) << "no dump of rank 0: " << r.err;
+  expect_windows_read(waiting, true);
+  const RunResult waited = parlot_read({"stacks", waiting.string()});
+  ASSERT_EQ(waited.exit_status, 0) << waited.err;
+  EXPECT_TRUE(std::regex_search(
+      waited.out, std::regex(R"(\n +main \[1 thread[^\n]*\n +wait_forever[^\n]*\n +MPI_Recv \[)")))
+      << waited.out;
+  // Open MPI's MPI_Abort returns to its _exit: the process's last dump.
+  // Killed at once, rank 1 has only the dump its wrapper made.
+  EXPECT_EQ(process_dir_named(dir.path() / "flight-2", "rank-1.").empty(), abort_kill);
+}
+
+TEST(Flight, MpiAbortDumpsEveryThreadOfTheRankEndingInMpiAbort) {
+  check_mpi_abort(false);
+}
+
+TEST(Flight, MpiAbortDumpsBeforeTheAbortSoAKillAtOnceKeepsIt) {
+  check_mpi_abort(true);
 }
 
 }  // namespace
