@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 
 #include "e2e_support.h"
@@ -194,9 +195,43 @@ TEST(Flight, RingsThatWrappedManyTimesDecode) {
   ASSERT_EQ(processes.size(), 1u);
   EXPECT_EQ(processes[0].thread_files.size(), 4u);  // main and the three workers
   expect_windows_read(process_dir, true, 1);        // the workers' rings wrapped
-  for (const auto& t : processes[0].thread_files) EXPECT_LE(fs::file_size(t), 64u << 10);
+  // PARLOT_FLIGHT_KB holds the ring and the block being encoded (a
+  // ninth): a window is at most the ring, plus the file's header, final
+  // block and trailer.
+  const std::size_t block = (64u << 10) / 9 / 8 * 8 + sizeof(format::BlockHeader);
+  const std::size_t file_frame = sizeof(format::TraceFileHeader) + 2 * sizeof(format::BlockHeader) +
+                                 sizeof(std::uint64_t) + sizeof(format::TrailerPayload);
+  for (const auto& t : processes[0].thread_files) {
+    EXPECT_LE(fs::file_size(t), (64u << 10) - block + file_frame) << t;
+  }
   const RunResult stats = parlot_read({"stats", (dir.path() / "flight-1").string()});
   EXPECT_EQ(stats.exit_status, 0) << stats.err;
+}
+
+// A thread's memory in flight mode, from the process's resident memory
+// (VmRSS) with 4 threads of irregular calls (about 9·10^7 events each)
+// whose 128 KiB rings fill in
+// the first half of the run: the ring and the block being encoded are
+// PARLOT_FLIGHT_KB (the window files above show the ring's size), and the
+// rest is the codec model's touched pages (at most its 1 MiB; dropped at
+// every restart point) and the shadow stack; the second half, with full
+// rings, adds nothing but that model's ups and downs.
+TEST(Flight, ThreadMemoryIsTheConfiguredRingPlusTheModelAndStaysSo) {
+  constexpr long kThreads = 4;
+  constexpr long kKib = 128;
+  TempDir dir;
+  const RunResult r =
+      run_traced({PARLOT_FLIGHT_FIXTURE, "memory", "600000", "4"}, dir.path(), flight_env("256"));
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  long start = 0, mid = 0, end = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "rss start=%ld mid=%ld end=%ld", &start, &mid, &end), 3)
+      << r.out;
+  // The rings filled: every worker's window dropped history.
+  expect_windows_read(dump_process_dir(dir.path(), 1), true, 1);
+  const long per_thread = (end - start) / kThreads;
+  EXPECT_GE(per_thread, kKib) << r.out << ": the ring is touched whole";
+  EXPECT_LE(per_thread, kKib + 1024 + 64) << r.out << ": ring and block, model, stack";
+  EXPECT_LE((end - mid) / kThreads, 128) << r.out << ": no growth once the rings are full";
 }
 
 // The process directory of `dump` whose name starts with `prefix`
