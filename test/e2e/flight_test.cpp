@@ -186,15 +186,25 @@ TEST(Flight, ApiDumpsAndTheProgramRunsOn) {
 
 TEST(Flight, RingsThatWrappedManyTimesDecode) {
   TempDir dir;
-  // 64 KiB per thread, three threads of several MiB of history each.
+  // 64 KiB per thread, three threads of 4.5 M events each: about 0.7 MiB
+  // compressed, the ring wrapped more than ten times. (It was 46 M events
+  // per thread, 10 times the work the test needs, 4 s of CPU: on a loaded
+  // machine the run could outlast its 120 s.)
   const RunResult r =
-      run_traced({PARLOT_FLIGHT_FIXTURE, "threads", kRounds}, dir.path(), flight_env("64"));
+      run_traced({PARLOT_FLIGHT_FIXTURE, "threads", "30000"}, dir.path(), flight_env("64"));
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const fs::path process_dir = dump_process_dir(dir.path(), 1);
   const auto processes = open_trace_directory(process_dir);
   ASSERT_EQ(processes.size(), 1u);
   EXPECT_EQ(processes[0].thread_files.size(), 4u);  // main and the three workers
   expect_windows_read(process_dir, true, 1);        // the workers' rings wrapped
+  for (const auto& t : processes[0].thread_files) {
+    ThreadEventReader reader(t);
+    if (reader.summary().thread_index == 0) continue;  // main: no rounds
+    ASSERT_TRUE(reader.summary().trailer.has_value()) << t;
+    EXPECT_GE(reader.summary().flight_window->dropped_events, 10 * reader.summary().trailer->events)
+        << t << ": the ring wrapped more than ten times";
+  }
   // PARLOT_FLIGHT_KB holds the ring and the block being encoded (a
   // ninth): a window is at most the ring, plus the file's header, final
   // block and trailer.
