@@ -49,9 +49,18 @@ NOINLINE static void helper_round(unsigned* s) {
   mid(s, 0);
 }
 
+/* The rounds run one frame below the thread's start, so a window that
+   starts in them starts inside two open frames at least. */
+NOINLINE static void helper_rounds(unsigned* s) {
+  for (;;) helper_round(s);
+}
+NOINLINE static void main_rounds(unsigned* s, long n) {
+  for (long i = 0; i < n; ++i) main_round(s);
+}
+
 static void* helper(void* arg) {
   unsigned s = (unsigned)(unsigned long)arg;
-  for (;;) helper_round(&s);
+  helper_rounds(&s);
   return NULL;
 }
 
@@ -77,8 +86,7 @@ int main(int argc, char** argv) {
   pthread_t t;
   pthread_create(&t, NULL, helper, (void*)(unsigned long)(rank + 11));
   unsigned s = (unsigned)rank + 1;
-  const long rounds = atol(argv[1]);
-  for (long i = 0; i < rounds; ++i) main_round(&s);
+  main_rounds(&s, atol(argv[1]));
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 1) abort_outer();
   wait_forever();
