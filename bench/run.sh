@@ -6,7 +6,7 @@
 # the same run (traced / untraced time, ns per event over glibc's no-op
 # hooks), with its spread (one standard deviation over the repetitions).
 #
-# Suites (all of them when none is named; docs/BENCHMARKS.md shows a run):
+# Suites (when none is named: all but inlining and sleds; docs/BENCHMARKS.md shows a run):
 #   hooks      cost per event: hook_benchmark (Google Benchmark) and the
 #              dense loop (flat_cost_loop) under hyperfine
 #   codec      compression ratio and speed on recorded event streams against
@@ -23,19 +23,21 @@
 #              and uftrace; trace bytes
 #   processes  fixed cost per process, many processes, thread creation,
 #              memory per thread
-#   inlining   lua, sqlite3 and (PARLOT_BENCH_LULESH: its source tree) LULESH
-#              built with gcc and clang, fully instrumented and instrumented
-#              after inlining (parlot_instrument AFTER_INLINING), untraced
-#              and traced
-#   sleds      lua, sqlite3 and LULESH (PARLOT_BENCH_LULESH) built plain, with
-#              sleds and with hooks: tracing off and on, interleaved rounds,
-#              wall and CPU time; the sleds' patching speed
+#   inlining   (only when named: it builds 14 binaries) lua, sqlite3 and
+#              (PARLOT_BENCH_LULESH: its source tree) LULESH built with gcc
+#              and clang, fully instrumented and instrumented after inlining
+#              (parlot_instrument AFTER_INLINING), untraced and traced
+#   sleds      (only when named: it builds lua, sqlite3 and LULESH in five
+#              variants) built plain, with sleds and with hooks: tracing off
+#              and on, interleaved rounds, wall and CPU time; the sleds'
+#              patching speed
 #
 # Options:
-#   --quick     small sizes and few repetitions: every suite in a few minutes
+#   --quick     small sizes and few repetitions: the suites in a few minutes
 #               on 2 cores (checks that the suites work; figures are noisy)
 #   --dry-run   builds nothing, runs nothing: checks that the suite scripts
-#               parse, the tools are installed and the binaries exist
+#               (all of them, inlining and sleds too, when none is named) parse, the
+#               tools are installed and the binaries exist
 #   --no-build  does not run `cmake --build` first
 #   --out DIR   where the JSON of the tools goes (default bench-results/,
 #               one subdirectory per suite)
@@ -49,6 +51,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_suites=(hooks codec programs reader mpi libcalls processes inlining sleds)
+default_suites=(hooks codec programs reader mpi libcalls processes)
 QUICK=0
 DRY_RUN=0
 build=1
@@ -68,7 +71,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#suites[@]} -gt 0 ] || suites=("${all_suites[@]}")
+# --dry-run checks every suite's script, inlining's and sleds' too.
+if [ ${#suites[@]} -eq 0 ] && [ "$DRY_RUN" = 1 ]; then suites=("${all_suites[@]}"); fi
+[ ${#suites[@]} -gt 0 ] || suites=("${default_suites[@]}")
 export QUICK DRY_RUN
 # shellcheck source=bench/lib/common.sh
 . bench/lib/common.sh

@@ -86,6 +86,22 @@ PARLOT_API int parlot_flight_dump(void) {
   return flight_dump_now(2000ull * 1000 * 1000);
 }
 
+/// Internal (libparlotmpi.so): called by the MPI_Abort wrappers (C and
+/// Fortran) after the call's entry event and before the MPI library's
+/// MPI_Abort, which never returns. In flight mode it dumps every thread's
+/// window (as parlot_flight_dump(), holding the threads for at most 2 s),
+/// so the dump ends in the MPI_Abort frame whatever then ends the process
+/// (the MPI library's `_exit`, or the signal mpirun sends, which may be
+/// SIGKILL). Nothing in normal mode, nor outside a traced process. Takes
+/// nothing, returns nothing: the abort goes on whatever the dump's result
+/// (parlot_flight_dump()'s errors).
+extern "C" [[gnu::visibility("default"), gnu::no_instrument_function]] void parlot_rt_before_abort(
+    void) {
+  using namespace parlot::runtime;
+  if (!is_traced_process() || !flight_mode()) return;
+  flight_dump_now(2000ull * 1000 * 1000);
+}
+
 // A mark is a side record (format::AuxKind::kMark) placed before the
 // thread's next event. Not recorded while the thread is paused, nor from a
 // signal handler that interrupted one of the thread's hooks.

@@ -101,7 +101,8 @@ ThreadTrace* ThreadTrace::create(const char* dir, std::uint64_t thread_index, fo
     t->countdown_period_ = std::min(t->countdown_period_, kFlightCheckEvents);
     t->flight_target_ = buffer_bytes / 4 * 3;
     t->flush_interval_ns_ = 0;  // nothing to write while it runs
-    if (!t->ring_.map(flight_bytes)) {
+    // The configured memory holds the ring and the block being encoded.
+    if (flight_bytes <= block || !t->ring_.map(flight_bytes - block)) {
       error = ENOMEM;
       destroy(t);
       return nullptr;

@@ -36,8 +36,10 @@ class ThreadTrace {
   /// benchmarks). `clock_events`: a clock sample every this many events
   /// (0 = none; PARLOT_CLOCK_EVENTS). `flight_bytes`: nonzero for the
   /// flight recorder (PARLOT_MODE=flight, codec 2 only): the thread keeps
-  /// its blocks in a ring of exactly this many bytes instead of a file (no
-  /// file is created; write_flight_window() writes one on a dump), and
+  /// its blocks in a ring instead of a file (no file is created;
+  /// write_flight_window() writes one on a dump) of `flight_bytes` minus
+  /// its block buffer, so ring and block are exactly `flight_bytes` (it
+  /// must exceed the block), and
   /// starts a fresh codec state at a restart point each time about 3/4 of
   /// `buffer_bytes` is encoded. Cold path: mmap, open, write.
   static ThreadTrace* create(const char* dir, std::uint64_t thread_index, format::Codec codec,

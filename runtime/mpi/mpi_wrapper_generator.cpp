@@ -522,6 +522,15 @@ RecordCode record_code(const Function& f, const std::vector<ArgumentRule>& rules
   return c;
 }
 
+// What a wrapper runs just before it calls the next definition of `f`:
+// MPI_Abort, which never returns, first has the flight recorder dump every
+// thread (parlot_mpi_before_abort; nothing outside flight mode), so the
+// windows end in its frame whatever ends the process afterwards. Each line
+// starts with `indent`.
+std::string before_call(const Function& f, const std::string& indent = "  ") {
+  return f.name == "MPI_Abort" ? indent + "parlot_mpi_before_abort();\n" : "";
+}
+
 // The function that records `f`'s arguments around the next definition,
 // named `name`, for the C binding.
 void write_c_argument_function(std::ostream& out, const Function& f,
@@ -538,6 +547,7 @@ void write_c_argument_function(std::ostream& out, const Function& f,
   // receive or wait that never returns keeps its arguments.
   if (c.after.empty()) out << "  parlot_mpi_record_end(&parlot_rec);\n";
   if (!c.after.empty()) out << "  parlot_mpi_record_begun(&parlot_rec);\n";
+  out << before_call(f);
   out << "  const int parlot_result = parlot_next_fn(" << argument_list(f) << ");\n";
   if (!c.after.empty()) out << c.after << "  parlot_mpi_record_end(&parlot_rec);\n";
   out << "  return parlot_result;\n}\n";
@@ -563,8 +573,11 @@ void write_c_wrapper(std::ostream& out, const Function& f, const std::vector<Arg
     out << "  if (__builtin_expect(parlot_mpi_args, 0))\n";
     out << "    parlot_result = parlot_args_" << f.name << "(parlot_next_fn"
         << (f.parameters.empty() ? "" : ", ") << argument_list(f) << ");\n";
-    out << "  else\n    parlot_result = parlot_next_fn(" << argument_list(f) << ");\n";
+    out << "  else {\n"
+        << before_call(f, "    ") << "    parlot_result = parlot_next_fn(" << argument_list(f)
+        << ");\n  }\n";
   } else {
+    out << before_call(f);
     out << "  " << (returns ? f.return_type + " parlot_result = " : "") << "parlot_next_fn("
         << argument_list(f) << ");\n";
   }
@@ -607,6 +620,7 @@ void write_fortran_wrapper(std::ostream& out, const Function& f, const std::stri
     out << c.before;
     if (c.after.empty()) out << "  parlot_mpi_record_end(&parlot_rec);\n";
     if (!c.after.empty()) out << "  parlot_mpi_record_begun(&parlot_rec);\n";
+    out << before_call(f);
     out << "  parlot_next_fn(" << args << ");\n";
     if (!c.after.empty()) out << c.after << "  parlot_mpi_record_end(&parlot_rec);\n";
     out << "}\n";
@@ -619,8 +633,10 @@ void write_fortran_wrapper(std::ostream& out, const Function& f, const std::stri
   out << "  __cyg_profile_func_enter((void*)&" << f.name << ", parlot_call_site);\n";
   if (rules != nullptr) {
     out << "  if (__builtin_expect(parlot_mpi_args, 0))\n    parlot_args_" << symbol
-        << "(parlot_next_fn, " << args << ");\n  else\n    parlot_next_fn(" << args << ");\n";
+        << "(parlot_next_fn, " << args << ");\n  else {\n"
+        << before_call(f, "    ") << "    parlot_next_fn(" << args << ");\n  }\n";
   } else {
+    out << before_call(f);
     out << "  " << (ret != "void" ? ret + " parlot_result = " : "") << "parlot_next_fn(" << args
         << ");\n";
   }

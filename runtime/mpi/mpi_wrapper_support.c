@@ -34,3 +34,13 @@ __attribute__((constructor, no_instrument_function)) static void parlot_mpi_time
 __attribute__((no_instrument_function)) void parlot_mpi_time_next_event(void) {
   if (parlot_time_next_event != NULL) parlot_time_next_event();
 }
+
+/* runtime/api/user_api.cpp; NULL without the runtime. Looked up at the
+   call: MPI_Abort is called once. */
+typedef void (*parlot_before_abort_t)(void);
+
+__attribute__((no_instrument_function)) void parlot_mpi_before_abort(void) {
+  const parlot_before_abort_t f =
+      (parlot_before_abort_t)dlsym(RTLD_DEFAULT, "parlot_rt_before_abort");
+  if (f != NULL) f();
+}

@@ -25,6 +25,12 @@ void* parlot_mpi_next(void** slot, const char* name);
    an MPI call, which may wait, have exact times. */
 void parlot_mpi_time_next_event(void);
 
+/* Called by the MPI_Abort wrappers just before the MPI library's MPI_Abort:
+   the runtime's parlot_rt_before_abort (in flight mode, a dump of every
+   thread's window, which then ends in the MPI_Abort frame); nothing
+   without the runtime. */
+void parlot_mpi_before_abort(void);
+
 /* A wrapper is exported and never instrumented. */
 #define PARLOT_MPI_WRAPPER __attribute__((visibility("default"), no_instrument_function))
 

@@ -98,9 +98,11 @@ Config read_config() {
   }
   if (c.flight_bytes != 0) {
     if (parse_size("PARLOT_FLIGHT_KB", 32, std::size_t{1} << 22, kb)) c.flight_bytes = kb * 1024;
-    // Eight blocks per ring: the window holds 7/8 to all of it, and each
-    // block starts a fresh codec state (a restart point). Codec 2 only.
-    c.buffer_bytes = c.flight_bytes / 8;
+    // PARLOT_FLIGHT_KB holds the ring and the block being encoded: a
+    // ninth for the block, eight blocks' room for the ring (the window
+    // holds 7/8 to all of it); each block starts a fresh codec state (a
+    // restart point). Codec 2 only.
+    c.buffer_bytes = c.flight_bytes / 9 / 8 * 8;
     c.compress = true;
     c.codec = 2;
     c.discard = false;

@@ -10,6 +10,10 @@
  *   api     half the rounds, api_dump -> parlot_flight_dump() (prints
  *           "dump=<its result>"), the other half, returns 0
  *   threads three threads of ROUNDS rounds each (worker), joined; exit 0
+ *   memory  THREADS threads (argument 3) of ROUNDS rounds each, in two
+ *           halves; prints the process's resident memory (VmRSS, KiB) once
+ *           all have started (before their first round), after the first
+ *           halves and after the second: "rss start=S mid=M end=E"
  * Each round is one call of round_root. Prints "done" before the end.
  */
 #include <pthread.h>
@@ -114,7 +118,56 @@ static void* worker(void* arg) {
   return NULL;
 }
 
+/* The process's VmRSS in KiB (/proc/self/status), or -1. */
+static long resident_kib(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (f == NULL) return -1;
+  char line[256];
+  long kib = -1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+  }
+  fclose(f);
+  return kib;
+}
+
+/* "memory": the workers and main meet at `step` once the workers run
+   (traced), before, between and after their two halves. */
+static pthread_barrier_t step;
+static void* memory_worker(void* arg) {
+  unsigned s = (unsigned)(unsigned long)arg;
+  pthread_barrier_wait(&step);
+  pthread_barrier_wait(&step);
+  for (long i = 0; i < g_rounds / 2; ++i) round_root(&s);
+  pthread_barrier_wait(&step);
+  pthread_barrier_wait(&step);
+  for (long i = 0; i < g_rounds - g_rounds / 2; ++i) round_root(&s);
+  pthread_barrier_wait(&step);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && strcmp(argv[1], "memory") == 0) {
+    g_rounds = atol(argv[2]);
+    const int threads = atoi(argv[3]);
+    if (threads < 1 || threads > 64) return 2;
+    pthread_t t[64];
+    pthread_barrier_init(&step, NULL, (unsigned)threads + 1);
+    for (int i = 0; i < threads; ++i) {
+      pthread_create(&t[i], NULL, memory_worker, (void*)(unsigned long)(i + 7));
+    }
+    pthread_barrier_wait(&step);
+    const long start = resident_kib();
+    pthread_barrier_wait(&step);
+    pthread_barrier_wait(&step);
+    const long mid = resident_kib();
+    pthread_barrier_wait(&step);
+    pthread_barrier_wait(&step);
+    const long end = resident_kib();
+    for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
+    printf("rss start=%ld mid=%ld end=%ld\n", start, mid, end);
+    return 0;
+  }
   if (argc != 3) return 2;
   const char* mode = argv[1];
   const long n = atol(argv[2]);

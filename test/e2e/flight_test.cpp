@@ -4,12 +4,15 @@
 // signal as untraced; the flight signal and parlot_flight_dump() dump
 // while the program runs on; a normal exit dumps; every view reads a
 // dump with the right nesting and names, and says what was dropped; the
-// rings of threads that wrapped many times still decode.
+// rings of threads that wrapped many times still decode; a rank that calls
+// MPI_Abort dumps every thread before the abort, the others dump on
+// mpirun's SIGTERM.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 
 #include "e2e_support.h"
@@ -183,18 +186,168 @@ TEST(Flight, ApiDumpsAndTheProgramRunsOn) {
 
 TEST(Flight, RingsThatWrappedManyTimesDecode) {
   TempDir dir;
-  // 64 KiB per thread, three threads of several MiB of history each.
+  // 64 KiB per thread, three threads of 4.5 M events each: about 0.7 MiB
+  // compressed, the ring wrapped more than ten times. (It was 46 M events
+  // per thread, 10 times the work the test needs, 4 s of CPU: on a loaded
+  // machine the run could outlast its 120 s.)
   const RunResult r =
-      run_traced({PARLOT_FLIGHT_FIXTURE, "threads", kRounds}, dir.path(), flight_env("64"));
+      run_traced({PARLOT_FLIGHT_FIXTURE, "threads", "30000"}, dir.path(), flight_env("64"));
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const fs::path process_dir = dump_process_dir(dir.path(), 1);
   const auto processes = open_trace_directory(process_dir);
   ASSERT_EQ(processes.size(), 1u);
   EXPECT_EQ(processes[0].thread_files.size(), 4u);  // main and the three workers
   expect_windows_read(process_dir, true, 1);        // the workers' rings wrapped
-  for (const auto& t : processes[0].thread_files) EXPECT_LE(fs::file_size(t), 64u << 10);
+  for (const auto& t : processes[0].thread_files) {
+    ThreadEventReader reader(t);
+    if (reader.summary().thread_index == 0) continue;  // main: no rounds
+    ASSERT_TRUE(reader.summary().trailer.has_value()) << t;
+    EXPECT_GE(reader.summary().flight_window->dropped_events, 10 * reader.summary().trailer->events)
+        << t << ": the ring wrapped more than ten times";
+  }
+  // PARLOT_FLIGHT_KB holds the ring and the block being encoded (a
+  // ninth): a window is at most the ring, plus the file's header, final
+  // block and trailer.
+  const std::size_t block = (64u << 10) / 9 / 8 * 8 + sizeof(format::BlockHeader);
+  const std::size_t file_frame = sizeof(format::TraceFileHeader) + 2 * sizeof(format::BlockHeader) +
+                                 sizeof(std::uint64_t) + sizeof(format::TrailerPayload);
+  for (const auto& t : processes[0].thread_files) {
+    EXPECT_LE(fs::file_size(t), (64u << 10) - block + file_frame) << t;
+  }
   const RunResult stats = parlot_read({"stats", (dir.path() / "flight-1").string()});
   EXPECT_EQ(stats.exit_status, 0) << stats.err;
+}
+
+// A thread's memory in flight mode, from the process's resident memory
+// (VmRSS) with 4 threads of irregular calls (about 9·10^7 events each)
+// whose 128 KiB rings fill in
+// the first half of the run: the ring and the block being encoded are
+// PARLOT_FLIGHT_KB (the window files above show the ring's size), and the
+// rest is the codec model's touched pages (at most its 1 MiB; dropped at
+// every restart point) and the shadow stack; the second half, with full
+// rings, adds nothing but that model's ups and downs.
+TEST(Flight, ThreadMemoryIsTheConfiguredRingPlusTheModelAndStaysSo) {
+  constexpr long kThreads = 4;
+  constexpr long kKib = 128;
+  TempDir dir;
+  const RunResult r =
+      run_traced({PARLOT_FLIGHT_FIXTURE, "memory", "600000", "4"}, dir.path(), flight_env("256"));
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  long start = 0, mid = 0, end = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "rss start=%ld mid=%ld end=%ld", &start, &mid, &end), 3)
+      << r.out;
+  // The rings filled: every worker's window dropped history.
+  expect_windows_read(dump_process_dir(dir.path(), 1), true, 1);
+  const long per_thread = (end - start) / kThreads;
+  EXPECT_GE(per_thread, kKib) << r.out << ": the ring is touched whole";
+  EXPECT_LE(per_thread, kKib + 1024 + 64) << r.out << ": ring and block, model, stack";
+  EXPECT_LE((end - mid) / kThreads, 128) << r.out << ": no growth once the rings are full";
+}
+
+// The process directory of `dump` whose name starts with `prefix`
+// ("rank-1."), or "" when there is none.
+fs::path process_dir_named(const fs::path& dump, const std::string& prefix) {
+  if (!fs::is_directory(dump)) return {};
+  for (const auto& e : fs::directory_iterator(dump)) {
+    if (e.is_directory() && e.path().filename().string().rfind(prefix, 0) == 0) return e.path();
+  }
+  return {};
+}
+
+// MPI_Abort on rank 1 of 2, each rank with a busy helper thread: rank 1's
+// wrapper dumps every thread before the MPI library's MPI_Abort, so the
+// dump (flight-1) ends in main -> abort_outer -> abort_inner -> MPI_Abort
+// whatever ends the process next: Open MPI's _exit (a second dump), or,
+// with `abort_kill` (mpi_abort_kill.c preloaded after the wrappers), a
+// SIGKILL at once, as a launcher that kills the job does. mpirun then
+// sends rank 0 SIGTERM, which dumps through the signal path where it
+// waits, main -> wait_forever -> MPI_Recv, and kills it as untraced
+// (SIGKILL follows after odls_base_sigkill_timeout, 1 s by default: 5 s
+// here, so a loaded machine finishes the dump). The job ends as untraced.
+void check_mpi_abort(bool abort_kill) {
+  const std::string fixture = PARLOT_FLIGHT_MPI_FIXTURE;
+  if (fixture.empty() || !fs::exists(fixture)) GTEST_SKIP() << "the MPI fixture was not built";
+  if (!fs::exists(PARLOT_MPI_WRAPPERS_PATH)) GTEST_SKIP() << "libparlotmpi.so was not built";
+  const std::string mpirun = find_mpirun();
+  if (mpirun.empty()) GTEST_SKIP() << "mpirun is not on PATH";
+  const std::string kill_lib = abort_kill ? PARLOT_MPI_ABORT_KILL_PATH : "";
+  if (abort_kill && !fs::exists(kill_lib)) GTEST_SKIP() << "mpi_abort_kill was not built";
+  auto job = [&](const std::vector<std::string>& env) {
+    std::vector<std::string> argv{mpirun,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "--mca",
+                                  "odls_base_sigkill_timeout",
+                                  "5",
+                                  "-np",
+                                  "2"};
+    for (const auto& e : env) {
+      argv.push_back("-x");
+      argv.push_back(e);
+    }
+    argv.push_back(fixture);
+    argv.push_back("20000");
+    return run(argv);
+  };
+  const RunResult untraced = job(abort_kill ? std::vector<std::string>{"LD_PRELOAD=" + kill_lib}
+                                            : std::vector<std::string>{});
+  ASSERT_THAT(untraced.out, HasSubstr("aborting"));
+  TempDir dir;
+  const RunResult r =
+      job({std::string("LD_PRELOAD=") + PARLOT_RUNTIME_PATH + ":" + PARLOT_MPI_WRAPPERS_PATH +
+               (abort_kill ? ":" + kill_lib : ""),
+           "PARLOT_DIR=" + dir.path().string(), "PARLOT_MODE=flight", "PARLOT_FLIGHT_KB=64"});
+  EXPECT_EQ(r.exit_status, untraced.exit_status) << r.err;
+  EXPECT_EQ(r.signal, untraced.signal);
+  EXPECT_THAT(r.out, HasSubstr("aborting"));
+
+  // Rank 1: both threads, each window wrapped, read whole; the main
+  // thread's ends inside MPI_Abort.
+  const fs::path aborted = process_dir_named(dir.path() / "flight-1", "rank-1.");
+  ASSERT_FALSE(aborted.empty()) << "no dump of rank 1: " << r.err;
+  const auto processes = open_trace_directory(aborted);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].thread_files.size(), 2u) << "main and the helper thread";
+  expect_windows_read(aborted, true);
+  const RunResult stacks = parlot_read({"stacks", aborted.string()});
+  ASSERT_EQ(stacks.exit_status, 0) << stacks.err;
+  EXPECT_TRUE(std::regex_search(
+      stacks.out,
+      std::regex(R"(\n +main \[1 thread[^\n]*\n +abort_outer[^\n]*\n +abort_inner[^\n]*)"
+                 R"(\n +MPI_Abort \[1 thread[^\n]*\n)")))
+      << stacks.out;
+  EXPECT_THAT(stacks.out, HasSubstr("helper_round"));
+  const std::string pid =
+      aborted.filename().string().substr(aborted.filename().string().find("pid-") + 4);
+  const RunResult trace = parlot_read({"trace", aborted.string(), "--tid", pid});
+  ASSERT_EQ(trace.exit_status, 0) << trace.err;
+  EXPECT_TRUE(std::regex_search(
+      trace.out, std::regex(R"(abort_outer\(\) \{\n +abort_inner\(\) \{\n +MPI_Abort\(\) \{\n$)")))
+      << trace.out.substr(trace.out.size() - std::min<std::size_t>(trace.out.size(), 2000));
+  const RunResult info = parlot_read({"info", aborted.string()});
+  ASSERT_EQ(info.exit_status, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("flight window: the history before it was dropped ("));
+
+  // Rank 0, ended by mpirun's SIGTERM: its windows, where it waited.
+  const fs::path waiting = process_dir_named(dir.path() / "flight-1", "rank-0.");
+  ASSERT_FALSE(waiting.empty()) << "no dump of rank 0: " << r.err;
+  expect_windows_read(waiting, true);
+  const RunResult waited = parlot_read({"stacks", waiting.string()});
+  ASSERT_EQ(waited.exit_status, 0) << waited.err;
+  EXPECT_TRUE(std::regex_search(
+      waited.out, std::regex(R"(\n +main \[1 thread[^\n]*\n +wait_forever[^\n]*\n +MPI_Recv \[)")))
+      << waited.out;
+  // Open MPI's MPI_Abort returns to its _exit: the process's last dump.
+  // Killed at once, rank 1 has only the dump its wrapper made.
+  EXPECT_EQ(process_dir_named(dir.path() / "flight-2", "rank-1.").empty(), abort_kill);
+}
+
+TEST(Flight, MpiAbortDumpsEveryThreadOfTheRankEndingInMpiAbort) {
+  check_mpi_abort(false);
+}
+
+TEST(Flight, MpiAbortDumpsBeforeTheAbortSoAKillAtOnceKeepsIt) {
+  check_mpi_abort(true);
 }
 
 }  // namespace
