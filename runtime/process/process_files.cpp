@@ -125,7 +125,7 @@ int append_function_table() {
     err = write_all(fd, chunk, k * sizeof chunk[0]);
     if (err == 0) g_functions_written += static_cast<std::uint32_t>(k);
   }
-  close(fd);
+  close_trace_fd(fd);
   return err;
 }
 
@@ -137,7 +137,7 @@ int append_load_map() {
   const int fd = open_checked(path, g_loadmap_id, true);
   if (fd < 0) return -fd;
   const int err = g_objects.append_new(fd);
-  close(fd);
+  close_trace_fd(fd);
   return err;
 }
 
@@ -155,7 +155,7 @@ int write_whole_load_map(bool append) {
   }
   if (fd < 0) return -fd;
   const int err = write_load_map(fd, !append);
-  close(fd);
+  close_trace_fd(fd);
   return err;
 }
 
@@ -166,12 +166,9 @@ int seal_function_table() {
   if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
   const int fd = open_checked(path, g_functions_id, false);
   if (fd < 0) return -fd;
-  int err = 0;
-  if (pwrite(fd, &count, sizeof count, offsetof(format::FunctionsHeader, count)) !=
-      static_cast<ssize_t>(sizeof count)) {
-    err = errno != 0 ? errno : EIO;
-  }
-  close(fd);
+  const int err =
+      write_trace_fd_at(fd, &count, sizeof count, offsetof(format::FunctionsHeader, count));
+  close_trace_fd(fd);
   return err;
 }
 

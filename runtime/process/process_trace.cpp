@@ -12,6 +12,7 @@
 #include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
 #include "hot_path/trace_owner.h"
+#include "io/node_file.h"
 #include "io/raw_io.h"
 #include "libcalls/libcall_patcher.h"
 #include "libcalls/libcall_stubs.h"
@@ -89,6 +90,7 @@ bool start_process_directory() {
   }
   g_start_ns = g_fork_child_pending.load() && g_fork_ns != 0 ? g_fork_ns : realtime_ns();
   g_traced_pid.store(getpid());
+  node_set_process_start(g_start_ns);
   err = write_process_metadata(0);
   if (err == 0) err = write_whole_load_map(false);
   if (err == 0) err = create_function_table();
