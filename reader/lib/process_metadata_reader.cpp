@@ -3,6 +3,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "input_files.h"
 #include "parlot/trace_reader.h"
 #include "text_file.h"
 
@@ -146,21 +147,20 @@ LoadMap read_load_map(const std::filesystem::path& file) {
 
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                std::uint64_t max_count) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw FormatError(file, 0, "not a regular file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw FormatError(file, 0, "cannot open file");
+  if (!detail::input_is_file(file)) throw FormatError(file, 0, "not a regular file");
+  const std::unique_ptr<std::istream> in = detail::open_input(file);
+  if (!*in) throw FormatError(file, 0, "cannot open file");
   format::FunctionsHeader h{};
-  in.read(reinterpret_cast<char*>(&h), sizeof h);
-  if (in.gcount() != sizeof h) throw FormatError(file, 0, "file shorter than its header");
+  in->read(reinterpret_cast<char*>(&h), sizeof h);
+  if (in->gcount() != sizeof h) throw FormatError(file, 0, "file shorter than its header");
   if (std::memcmp(h.magic, format::kFunctionsMagic, sizeof h.magic) != 0) {
     throw FormatError(file, 0, "bad magic (not a Parlot function table)");
   }
   if (h.version < format::kOldestVersion || h.version > format::kVersion) {
     throw FormatError(file, 8, "unsupported version " + std::to_string(h.version));
   }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in->seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in->tellg());
   const std::uint64_t present = (size - sizeof h) / 8;
   // count 0: the process did not finish; the entries written so far run to
   // the end of the file (a last entry cut short is left out).
@@ -172,9 +172,9 @@ std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file
   }
   h.count = count;
   std::vector<std::uint64_t> addresses(h.count);
-  in.seekg(sizeof h);
-  in.read(reinterpret_cast<char*>(addresses.data()), static_cast<std::streamsize>(h.count * 8));
-  if (static_cast<std::uint64_t>(in.gcount()) != h.count * 8) {
+  in->seekg(sizeof h);
+  in->read(reinterpret_cast<char*>(addresses.data()), static_cast<std::streamsize>(h.count * 8));
+  if (static_cast<std::uint64_t>(in->gcount()) != h.count * 8) {
     throw FormatError(file, sizeof h, "cannot read the address table");
   }
   return addresses;
