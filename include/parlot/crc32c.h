@@ -34,13 +34,4 @@ constexpr std::uint32_t of(const std::uint8_t* data, std::size_t n) {
   return c ^ 0xffffffffu;
 }
 
-/// CRC32C of the bytes of a previous call (`crc`, its result) followed by
-/// the `n` bytes at `data`: extend(of(a, na), b, nb) == of(a ++ b);
-/// extend(0, d, n) == of(d, n).
-constexpr std::uint32_t extend(std::uint32_t crc, const std::uint8_t* data, std::size_t n) {
-  std::uint32_t c = crc ^ 0xffffffffu;
-  for (std::size_t i = 0; i < n; ++i) c = detail::kTable[(c ^ data[i]) & 0xffu] ^ (c >> 8);
-  return c ^ 0xffffffffu;
-}
-
 }  // namespace parlot::crc32c

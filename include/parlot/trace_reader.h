@@ -266,7 +266,7 @@ class ThreadEventReader {
   void scan_blocks(std::uint64_t size);
 
   ThreadTraceSummary summary_;
-  std::unique_ptr<std::istream> in_;  ///< the file (real, or inside a node file)
+  std::ifstream in_;
   std::uint64_t next_block_offset_ = 0;
   std::uint64_t block_payload_offset_ = 0;
   std::uint64_t blocks_read_ = 0;

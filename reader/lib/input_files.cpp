@@ -1,5 +1,8 @@
 #include "input_files.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -9,6 +12,7 @@
 
 #include "parlot/crc32c.h"
 #include "parlot/format.h"
+#include "parlot/node_format.h"
 #include "parlot/trace_reader.h"
 
 namespace parlot::detail {
@@ -195,7 +199,8 @@ RecordCheck try_record(std::ifstream& in, std::uint64_t off, std::uint64_t size,
   r.name.resize(r.h.name_bytes);
   in.read(r.name.data(), r.h.name_bytes);
   r.payload.resize(r.h.record_bytes - sizeof r.h - r.h.name_bytes);
-  in.read(reinterpret_cast<char*>(r.payload.data()), static_cast<std::streamsize>(r.payload.size()));
+  in.read(reinterpret_cast<char*>(r.payload.data()),
+          static_cast<std::streamsize>(r.payload.size()));
   if (!in) {
     r.problem = "cannot read record";
     return RecordCheck::kIncomplete;
@@ -203,8 +208,9 @@ RecordCheck try_record(std::ifstream& in, std::uint64_t off, std::uint64_t size,
   format::NodeRecordHeader zeroed = r.h;
   zeroed.crc32c = 0;
   std::uint32_t crc = crc32c::of(reinterpret_cast<const std::uint8_t*>(&zeroed), sizeof zeroed);
-  crc = crc32c::extend(crc, reinterpret_cast<const std::uint8_t*>(r.name.data()), r.name.size());
-  crc = crc32c::extend(crc, r.payload.data(), r.payload.size());
+  crc = format::crc32c_extend(crc, reinterpret_cast<const std::uint8_t*>(r.name.data()),
+                              r.name.size());
+  crc = format::crc32c_extend(crc, r.payload.data(), r.payload.size());
   if (crc != r.h.crc32c) {
     r.problem = "record checksum mismatch";
     return RecordCheck::kBad;
@@ -277,15 +283,17 @@ NodeScan scan_node_file(const fs::path& file) {
     const RecordCheck c = try_record(in, off, size, r);
     if (c == RecordCheck::kIncomplete) {
       scan.incomplete_tail = size - off;
-      scan.damage.emplace_back(off, r.problem + "; the last " + std::to_string(size - off) +
-                            " bytes are no complete record (a writer was stopped mid-write) and "
-                            "are left out");
+      scan.damage.emplace_back(
+          off, r.problem + "; the last " + std::to_string(size - off) +
+                   " bytes are no complete record (a writer was stopped mid-write) and "
+                   "are left out");
       break;
     }
     if (c == RecordCheck::kBad) {
       const std::uint64_t next = resync(in, off + 1, size);
-      scan.damage.emplace_back(off, r.problem + "; " + std::to_string(next - off) + " bytes skipped" +
-                            (next < size ? " to the next good record" : " to the end"));
+      scan.damage.emplace_back(off, r.problem + "; " + std::to_string(next - off) +
+                                        " bytes skipped" +
+                                        (next < size ? " to the next good record" : " to the end"));
       off = next;
       continue;
     }
@@ -397,6 +405,35 @@ std::uint64_t input_file_size(const fs::path& path, std::error_code& ec) {
 std::unique_ptr<std::istream> open_input(const fs::path& path) {
   if (auto f = find_file(path)) return std::make_unique<LogicalFileStream>(std::move(f));
   return std::make_unique<std::ifstream>(path, std::ios::binary);
+}
+
+OpenablePath::OpenablePath(const fs::path& path) : path_(path) {
+  auto f = find_file(path);
+  if (f == nullptr) return;
+  fd_ = memfd_create("parlot-node-file", MFD_CLOEXEC);
+  if (fd_ < 0) throw FormatError(path, 0, "cannot make a memory file for it");
+  std::ifstream in(f->node_file, std::ios::binary);
+  std::vector<char> buf(1 << 20);
+  for (const auto& [at, e] : f->extents) {
+    for (std::uint64_t done = 0; done < e.bytes;) {
+      const std::uint64_t n = std::min<std::uint64_t>(buf.size(), e.bytes - done);
+      in.seekg(static_cast<std::streamoff>(e.node_offset + done));
+      in.read(buf.data(), static_cast<std::streamsize>(n));
+      if (static_cast<std::uint64_t>(in.gcount()) != n ||
+          pwrite(fd_, buf.data(), n, static_cast<off_t>(at + done)) != static_cast<ssize_t>(n)) {
+        throw FormatError(f->node_file, e.node_offset + done, "cannot copy " + path.string());
+      }
+      done += n;
+    }
+  }
+  if (ftruncate(fd_, static_cast<off_t>(f->size)) != 0) {
+    throw FormatError(path, 0, "cannot size its memory file");
+  }
+  path_ = "/proc/self/fd/" + std::to_string(fd_);
+}
+
+OpenablePath::~OpenablePath() {
+  if (fd_ >= 0) close(fd_);
 }
 
 std::vector<fs::path> list_virtual_directory(const fs::path& dir, bool& found) {

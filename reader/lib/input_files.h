@@ -54,6 +54,24 @@ std::uint64_t input_file_size(const std::filesystem::path& path, std::error_code
 /// failed (test it with operator!). Never null.
 std::unique_ptr<std::istream> open_input(const std::filesystem::path& path);
 
+/// A path that std::ifstream can open for file `path`: `path` itself for a
+/// real file; for a file inside a node file, "/proc/self/fd/<n>" of a
+/// memory file (memfd_create) that holds its bytes, open as long as this
+/// object lives (the stream, once open, keeps its own reference).
+class OpenablePath {
+ public:
+  /// Throws FormatError when a node file's bytes cannot be copied.
+  explicit OpenablePath(const std::filesystem::path& path);
+  ~OpenablePath();
+  OpenablePath(const OpenablePath&) = delete;
+  OpenablePath& operator=(const OpenablePath&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::filesystem::path path_;
+};
+
 /// The files of virtual process directory `dir` (full virtual paths), or
 /// nullopt-like empty `found` = false when `dir` is not one.
 std::vector<std::filesystem::path> list_virtual_directory(const std::filesystem::path& dir,

@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "codec/decoder.h"
+#include "input_files.h"
 #include "parlot/crc32c.h"
 #include "parlot/decode_progress.h"
-#include "input_files.h"
 #include "parlot/trace_reader.h"
 #include "varint.h"
 
@@ -233,15 +233,18 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
 ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   summary_.path = path;
   if (!detail::input_is_file(path)) throw FormatError(path, 0, "not a regular file");
-  in_ = detail::open_input(path);
-  if (!*in_) throw FormatError(path, 0, "cannot open file");
-  in_->seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(in_->tellg());
+  {
+    const detail::OpenablePath file(path);
+    in_.open(file.path(), std::ios::binary);
+  }
+  if (!in_) throw FormatError(path, 0, "cannot open file");
+  in_.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in_.tellg());
   summary_.file_bytes = size;
-  in_->seekg(0);
+  in_.seekg(0);
   format::TraceFileHeader h{};
-  in_->read(reinterpret_cast<char*>(&h), sizeof h);
-  if (static_cast<std::size_t>(in_->gcount()) != sizeof h) {
+  in_.read(reinterpret_cast<char*>(&h), sizeof h);
+  if (static_cast<std::size_t>(in_.gcount()) != sizeof h) {
     throw FormatError(path, 0, "file shorter than the 64-byte trace header");
   }
   if (std::memcmp(h.magic, format::kTraceMagic, sizeof h.magic) != 0) {
@@ -290,7 +293,7 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
   summary_.damage.clear();
   summary_.damage_offset = 0;
   summary_.ends_at_block_boundary = false;
-  in_->clear();
+  in_.clear();
   std::uint64_t& off = scan_offset_;
   std::uint64_t restarts_at_block = restarts_seen_;
   for (std::uint64_t& seq = scan_sequence_;; ++seq) {
@@ -301,9 +304,9 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
       break;
     }
     format::BlockHeader b{};
-    in_->seekg(static_cast<std::streamoff>(off));
-    in_->read(reinterpret_cast<char*>(&b), sizeof b);
-    if (static_cast<std::size_t>(in_->gcount()) != sizeof b) {
+    in_.seekg(static_cast<std::streamoff>(off));
+    in_.read(reinterpret_cast<char*>(&b), sizeof b);
+    if (static_cast<std::size_t>(in_.gcount()) != sizeof b) {
       summary_.damage = "block header cut short";
       summary_.damage_offset = off;
       break;
@@ -329,7 +332,7 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
         break;
       }
       std::vector<std::uint8_t> payload(b.payload_bytes);
-      in_->read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
+      in_.read(reinterpret_cast<char*>(payload.data()), b.payload_bytes);
       parse_side_records(path, off + sizeof b, payload, summary_,
                          (header_flags_ & format::kTraceFlagAuxChecksums) != 0, &restarts_seen_);
       ++summary_.side_blocks;
@@ -344,8 +347,8 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
         throw FormatError(path, off, "trailer without a final data block");
       }
       format::TrailerPayload t{};
-      in_->read(reinterpret_cast<char*>(&t), sizeof t);
-      if (static_cast<std::size_t>(in_->gcount()) != sizeof t) {
+      in_.read(reinterpret_cast<char*>(&t), sizeof t);
+      if (static_cast<std::size_t>(in_.gcount()) != sizeof t) {
         summary_.damage = "trailer cut short";
         summary_.damage_offset = off;
         break;
@@ -382,7 +385,7 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
     }
     if (final) {
       std::uint64_t events = 0;
-      in_->read(reinterpret_cast<char*>(&events), sizeof events);
+      in_.read(reinterpret_cast<char*>(&events), sizeof events);
       summary_.final_events = events;
     }
     if (summary_.flight_window && restarts_seen_ != restarts_at_block) {
@@ -429,11 +432,11 @@ ThreadEventReader::~ThreadEventReader() {
 bool ThreadEventReader::load_next_block() {
   if (blocks_read_ == summary_.blocks) return false;
   format::BlockHeader b{};
-  in_->clear();
+  in_.clear();
   for (;;) {  // side-record blocks were read at open
-    in_->seekg(static_cast<std::streamoff>(next_block_offset_));
-    in_->read(reinterpret_cast<char*>(&b), sizeof b);
-    if (static_cast<std::size_t>(in_->gcount()) != sizeof b || b.magic != format::kAuxBlockMagic ||
+    in_.seekg(static_cast<std::streamoff>(next_block_offset_));
+    in_.read(reinterpret_cast<char*>(&b), sizeof b);
+    if (static_cast<std::size_t>(in_.gcount()) != sizeof b || b.magic != format::kAuxBlockMagic ||
         summary_.version < 2) {
       break;
     }
@@ -441,15 +444,15 @@ bool ThreadEventReader::load_next_block() {
   }
   // The file was checked at open; recheck what is read in case it changed.
   const bool final = b.magic == format::kFinalBlockMagic;
-  if (static_cast<std::size_t>(in_->gcount()) != sizeof b ||
+  if (static_cast<std::size_t>(in_.gcount()) != sizeof b ||
       (b.magic != format::kBlockMagic && !final) ||
       b.payload_bytes < (final ? sizeof(std::uint64_t) : 1) ||
       b.payload_bytes > format::kMaxBlockPayload) {
     throw FormatError(summary_.path, next_block_offset_, "block changed while reading");
   }
   payload_.resize(b.payload_bytes);
-  in_->read(reinterpret_cast<char*>(payload_.data()), b.payload_bytes);
-  if (static_cast<std::uint32_t>(in_->gcount()) != b.payload_bytes) {
+  in_.read(reinterpret_cast<char*>(payload_.data()), b.payload_bytes);
+  if (static_cast<std::uint32_t>(in_.gcount()) != b.payload_bytes) {
     throw FormatError(summary_.path, next_block_offset_, "block payload cut short");
   }
   block_payload_offset_ = next_block_offset_ + sizeof b;

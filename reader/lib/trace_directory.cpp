@@ -131,8 +131,7 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
   if (node_file) list_node_file(dir);
   for (const auto& e : node_file ? fs::directory_iterator() : fs::directory_iterator(dir, ec)) {
     std::error_code node_ec;
-    if (detail::is_node_file_name(e.path().filename().string()) &&
-        e.is_regular_file(node_ec)) {
+    if (detail::is_node_file_name(e.path().filename().string()) && e.is_regular_file(node_ec)) {
       list_node_file(e.path());
       continue;
     }

@@ -123,8 +123,8 @@ int node_write_record(format::NodeRecordKind kind, const char* name, const void*
   h.start_ns = g_start_ns.load(std::memory_order_relaxed);
   h.offset = kind == format::NodeRecordKind::kWriteAt ? offset : 0;
   std::uint32_t crc = crc32c::of(reinterpret_cast<const std::uint8_t*>(&h), sizeof h);
-  crc = crc32c::extend(crc, reinterpret_cast<const std::uint8_t*>(name), name_bytes);
-  crc = crc32c::extend(crc, static_cast<const std::uint8_t*>(data), n);
+  crc = format::crc32c_extend(crc, reinterpret_cast<const std::uint8_t*>(name), name_bytes);
+  crc = format::crc32c_extend(crc, static_cast<const std::uint8_t*>(data), n);
   h.crc32c = crc;
   iovec parts[3] = {
       {&h, sizeof h}, {const_cast<char*>(name), name_bytes}, {const_cast<void*>(data), n}};

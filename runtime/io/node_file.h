@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "parlot/format.h"
+#include "parlot/node_format.h"
 
 namespace parlot::runtime {
 
