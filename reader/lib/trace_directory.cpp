@@ -99,7 +99,12 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
   std::error_code ec;
   const bool node_file =
       detail::is_node_file_name(dir.filename().string()) && fs::is_regular_file(dir, ec);
-  if (!node_file && !fs::is_directory(dir, ec)) throw FormatError(dir, 0, "not a directory");
+  // A process of a node file is a directory only to the reader.
+  const bool virtual_process = !node_file && detail::input_exists(dir / "process") &&
+                               !fs::exists(dir, ec);
+  if (!node_file && !virtual_process && !fs::is_directory(dir, ec)) {
+    throw FormatError(dir, 0, "not a directory");
+  }
   std::vector<ProcessListing> processes;
   // One process's "process" file: listed, or (with `unreadable`) noted.
   auto list = [&](const fs::path& process_dir) {

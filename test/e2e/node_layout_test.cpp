@@ -148,6 +148,15 @@ TEST_F(NodeLayout, ForkAndThreadsMakeOneNodeFileAndEveryViewPrintsWhatTheProcess
   }
 }
 
+TEST_F(NodeLayout, RecordSummarisesTheProcessesOfTheNodeFile) {
+  const fs::path node = tmp_.path() / "node";
+  const RunResult r = run({PARLOT_FRONTEND_PATH, "record", "--layout", "node", "-d", node.string(),
+                           "--", PARLOT_NODE_LAYOUT_FIXTURE});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("parlot: 2 processes, 4 threads, "));
+  EXPECT_EQ(entries(node).size(), 1u);
+}
+
 TEST_F(NodeLayout, ANodeFileCutAtAnyOffsetOfItsLastRecordsReadsUpToTheLastWholeOne) {
   const fs::path node = tmp_.path() / "node";
   ASSERT_EQ(record(node, "node").exit_status, 0);
