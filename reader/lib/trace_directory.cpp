@@ -99,7 +99,13 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
   std::error_code ec;
   const bool node_file =
       detail::is_node_file_name(dir.filename().string()) && fs::is_regular_file(dir, ec);
-  // A process of a node file is a directory only to the reader.
+  // A process of a node file is a directory only to the reader: named on
+  // its own ("<dir>/node-<n>.parlot/<process>"), its node file is scanned.
+  if (!node_file && !fs::exists(dir, ec) && dir.has_parent_path() &&
+      detail::is_node_file_name(dir.parent_path().filename().string()) &&
+      fs::is_regular_file(dir.parent_path(), ec) && !detail::input_exists(dir / "process")) {
+    (void)detail::scan_node_file(dir.parent_path());
+  }
   const bool virtual_process = !node_file && detail::input_exists(dir / "process") &&
                                !fs::exists(dir, ec);
   if (!node_file && !virtual_process && !fs::is_directory(dir, ec)) {

@@ -155,6 +155,13 @@ TEST_F(NodeLayout, RecordSummarisesTheProcessesOfTheNodeFile) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("parlot: 2 processes, 4 threads, "));
   EXPECT_EQ(entries(node).size(), 1u);
+  // One process of the node file, named on its own.
+  const auto listed = list_trace_directory(node);
+  ASSERT_EQ(listed.size(), 2u);
+  const RunResult one = parlot_read({"info", listed[1].directory.string()});
+  EXPECT_EQ(one.exit_status, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("process " + std::to_string(listed[1].metadata.pid) + ":"));
+  EXPECT_THAT(one.out, HasSubstr("total: 1 thread"));
 }
 
 TEST_F(NodeLayout, ANodeFileCutAtAnyOffsetOfItsLastRecordsReadsUpToTheLastWholeOne) {
