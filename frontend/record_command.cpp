@@ -27,6 +27,7 @@ struct RecordOptions {
   bool libcalls = false;
   bool mpi = false;
   bool quiet = false;
+  std::string layout;  // --layout: "node", "process" or "" (the runtime's default)
   std::string flight;  // --flight[=SIZE]: SIZE, "" for the default
   CLI::Option* flight_option = nullptr;
 };
@@ -152,6 +153,7 @@ void print_flight_summary(const std::filesystem::path& trace_dir,
   if (o.libcalls) env.push_back("PARLOT_LIBCALLS=1");
   if (!o.exclude.empty()) env.push_back("PARLOT_EXCLUDE=" + join_patterns(o.exclude));
   if (o.max_depth != 0) env.push_back(fmt::format("PARLOT_MAX_DEPTH={}", o.max_depth));
+  if (!o.layout.empty()) env.push_back("PARLOT_LAYOUT=" + o.layout);
   const bool flight = o.flight_option != nullptr && o.flight_option->count() != 0;
   if (flight) {
     env.push_back("PARLOT_MODE=flight");
@@ -198,6 +200,11 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
                       "or parlot_flight_dump() (PARLOT_MODE=flight, PARLOT_FLIGHT_KB)")
           ->expected(0, 1)
           ->type_name("SIZE");
+  cmd->add_option("--layout", o->layout,
+                  "Files of the trace: 'node' (one file per node, the default under an MPI "
+                  "launcher) or 'process' (a directory per process) (PARLOT_LAYOUT)")
+      ->check(CLI::IsMember({"node", "process"}))
+      ->type_name("LAYOUT");
   cmd->add_flag("-q,--quiet", o->quiet, "Print no summary");
   cmd->callback([o, command] { run_record(*o, command); });
 }
@@ -205,7 +212,8 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
 std::vector<std::string> split_program_command(int& argc, char** argv) {
   // argv[1] is "record". Options taking a value: skip the value too.
   const auto takes_value = [](std::string_view a) {
-    return a == "-d" || a == "--dir" || a == "--include" || a == "--exclude" || a == "--max-depth";
+    return a == "-d" || a == "--dir" || a == "--include" || a == "--exclude" ||
+           a == "--max-depth" || a == "--layout";
   };
   int i = 2;
   while (i < argc) {

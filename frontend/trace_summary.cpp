@@ -18,7 +18,20 @@ std::set<std::string> process_dir_names(const std::filesystem::path& trace_dir) 
   std::error_code ec;
   for (std::filesystem::directory_iterator it(trace_dir, ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (it->is_directory(ec)) names.insert(it->path().filename().string());
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      names.insert(name);
+    } else if (name.starts_with("node-") && name.ends_with(".parlot")) {
+      // The node layout: the processes of a node file, "node-<n>.parlot/<process>".
+      try {
+        std::vector<UnreadableProcess> unreadable;
+        for (const auto& p : list_trace_directory(it->path(), &unreadable)) {
+          names.insert(name + "/" + p.directory.filename().string());
+        }
+      } catch (const std::exception&) {
+        // Being written by another job: not this recording's.
+      }
+    }
   }
   return names;
 }

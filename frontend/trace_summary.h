@@ -23,7 +23,7 @@ struct TraceSummary {
 };
 
 /// Names of the process directories now in `trace_dir` (empty if it does
-/// not exist).
+/// not exist); a process of a node file is named "node-<n>.parlot/<process>".
 std::set<std::string> process_dir_names(const std::filesystem::path& trace_dir);
 
 /// Sums the process directories of `trace_dir` that are not in `before`

@@ -3,6 +3,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "input_files.h"
 #include "parlot/trace_reader.h"
 #include "text_file.h"
 
@@ -237,11 +238,12 @@ LoadMap read_load_map(const std::filesystem::path& file) {
 namespace {
 
 // The function table's header, checked; `size` is the file's size.
-format::FunctionsHeader read_functions_header(const std::filesystem::path& file, std::ifstream& in,
+format::FunctionsHeader read_functions_header(const std::filesystem::path& file,
+                                              std::unique_ptr<std::istream>& input,
                                               std::uint64_t& size) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw FormatError(file, 0, "not a regular file");
-  in.open(file, std::ios::binary);
+  if (!detail::input_is_file(file)) throw FormatError(file, 0, "not a regular file");
+  input = detail::open_input(file);
+  std::istream& in = *input;
   if (!in) throw FormatError(file, 0, "cannot open file");
   format::FunctionsHeader h{};
   in.read(reinterpret_cast<char*>(&h), sizeof h);
@@ -258,7 +260,7 @@ format::FunctionsHeader read_functions_header(const std::filesystem::path& file,
 }
 
 std::vector<std::uint64_t> read_function_entries(const std::filesystem::path& file,
-                                                 std::ifstream& in, format::FunctionsHeader h,
+                                                 std::istream& in, format::FunctionsHeader h,
                                                  std::uint64_t size, const LoadBiases* biases,
                                                  std::uint64_t max_count) {
   const bool relative = h.version > format::kFunctionsAddressVersion;
@@ -309,20 +311,20 @@ std::vector<std::uint64_t> read_function_entries(const std::filesystem::path& fi
 
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                const LoadBiases& biases, std::uint64_t max_count) {
-  std::ifstream in;
+  std::unique_ptr<std::istream> in;
   std::uint64_t size = 0;
   const format::FunctionsHeader h = read_functions_header(file, in, size);
-  return read_function_entries(file, in, h, size, &biases, max_count);
+  return read_function_entries(file, *in, h, size, &biases, max_count);
 }
 
 std::vector<std::uint64_t> read_function_table(const std::filesystem::path& file,
                                                std::uint64_t max_count) {
-  std::ifstream in;
+  std::unique_ptr<std::istream> in;
   std::uint64_t size = 0;
   const format::FunctionsHeader h = read_functions_header(file, in, size);
   LoadBiases biases;
   if (h.version > format::kFunctionsAddressVersion) biases = biases_beside(file);
-  return read_function_entries(file, in, h, size, &biases, max_count);
+  return read_function_entries(file, *in, h, size, &biases, max_count);
 }
 
 }  // namespace parlot

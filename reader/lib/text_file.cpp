@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "input_files.h"
 #include "parlot/trace_reader.h"
 
 namespace parlot {
@@ -27,18 +28,18 @@ std::vector<TextLine> read_text_file(const std::filesystem::path& file,
                                      std::initializer_list<const char*> magics,
                                      std::uint64_t max_bytes, std::size_t& which) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw FormatError(file, 0, "not a regular file");
-  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (!input_is_file(file)) throw FormatError(file, 0, "not a regular file");
+  const std::uint64_t size = input_file_size(file, ec);
   if (ec) throw FormatError(file, 0, "cannot read file size: " + ec.message());
   if (size > max_bytes) {
     throw FormatError(file, max_bytes, "file larger than " + std::to_string(max_bytes) + " bytes");
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw FormatError(file, 0, "cannot open file");
+  const std::unique_ptr<std::istream> in = open_input(file);
+  if (!*in) throw FormatError(file, 0, "cannot open file");
   std::string data(static_cast<std::size_t>(size), '\0');
-  in.read(data.data(), static_cast<std::streamsize>(size));
-  if (static_cast<std::uint64_t>(in.gcount()) != size) {
-    throw FormatError(file, static_cast<std::uint64_t>(in.gcount()), "file shrank while reading");
+  in->read(data.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uint64_t>(in->gcount()) != size) {
+    throw FormatError(file, static_cast<std::uint64_t>(in->gcount()), "file shrank while reading");
   }
   std::vector<TextLine> lines;
   std::size_t pos = 0;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "codec/decoder.h"
+#include "input_files.h"
 #include "parlot/crc32c.h"
 #include "parlot/decode_progress.h"
 #include "parlot/trace_reader.h"
@@ -240,11 +241,11 @@ void parse_side_records(const std::filesystem::path& path, std::uint64_t offset,
 
 ThreadEventReader::ThreadEventReader(const std::filesystem::path& path) {
   summary_.path = path;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw FormatError(path, 0, "not a regular file");
+  if (!detail::input_is_file(path)) throw FormatError(path, 0, "not a regular file");
+  {
+    const detail::OpenablePath file(path);
+    in_.open(file.path(), std::ios::binary);
   }
-  in_.open(path, std::ios::binary);
   if (!in_) throw FormatError(path, 0, "cannot open file");
   in_.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in_.tellg());
@@ -420,7 +421,7 @@ void ThreadEventReader::scan_blocks(std::uint64_t size) {
 bool ThreadEventReader::refresh() {
   if (summary_.trailer) return false;
   std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(summary_.path, ec);
+  const std::uint64_t size = detail::input_file_size(summary_.path, ec);
   if (ec || size <= scan_offset_) return false;
   const std::uint64_t blocks = summary_.blocks;
   const std::uint64_t side_blocks = summary_.side_blocks;

@@ -2,6 +2,7 @@
 #include <set>
 #include <system_error>
 
+#include "input_files.h"
 #include "parlot/trace_reader.h"
 
 namespace parlot {
@@ -24,14 +25,14 @@ ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
       return decltype(read()){};
     }
   };
-  if (fs::exists(dir / "loadmap")) {
+  if (detail::input_exists(dir / "loadmap")) {
     p.load_map =
         read_or_note([&] { return read_load_map(dir / "loadmap", p.metadata.load_biases); });
   } else {
     p.warnings.push_back((dir / "loadmap").string() +
                          ": offset 0: missing (addresses stay unnamed)");
   }
-  if (fs::exists(dir / "functions")) {
+  if (detail::input_exists(dir / "functions")) {
     p.function_addresses = read_or_note(
         [&] { return read_function_table(dir / "functions", p.metadata.load_biases); });
   } else {
@@ -39,10 +40,10 @@ ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
                          ": offset 0: missing (the process did not finish its trace: "
                          "functions show as IDs)");
   }
-  if (fs::exists(dir / "crash")) {
+  if (detail::input_exists(dir / "crash")) {
     p.crash = read_or_note([&] { return std::optional(read_crash_record(dir / "crash")); });
   }
-  if (fs::exists(dir / "libcalls")) {
+  if (detail::input_exists(dir / "libcalls")) {
     // Damage here only costs library calls their names: the events still read.
     try {
       p.library_calls = read_library_calls(dir / "libcalls");
@@ -57,16 +58,23 @@ ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
   };
   std::set<std::uint64_t> present;  // thread indices with a file of any kind
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (!name.starts_with("thread-") || !name.ends_with(".trace")) continue;
-    present.insert(index_of(e.path()));
-    std::error_code type_ec;
-    if (e.is_regular_file(type_ec)) {
-      p.thread_files.push_back(e.path());
+  auto thread_file = [&](const fs::path& f, bool regular) {
+    const std::string name = f.filename().string();
+    if (!name.starts_with("thread-") || !name.ends_with(".trace")) return;
+    present.insert(index_of(f));
+    if (regular) {
+      p.thread_files.push_back(f);
     } else {
-      p.errors.push_back(e.path().string() +
+      p.errors.push_back(f.string() +
                          ": offset 0: thread file is not a regular file; its events are lost");
+    }
+  };
+  bool is_virtual = false;
+  for (const auto& f : detail::list_virtual_directory(dir, is_virtual)) thread_file(f, true);
+  if (!is_virtual) {
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::error_code type_ec;
+      thread_file(e.path(), e.is_regular_file(type_ec));
     }
   }
   if (ec) p.errors.push_back(dir.string() + ": offset 0: cannot list directory: " + ec.message());
@@ -91,7 +99,20 @@ ProcessTrace open_process_directory(ProcessListing listed, bool keep_going) {
 std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
                                                  std::vector<UnreadableProcess>* unreadable) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw FormatError(dir, 0, "not a directory");
+  const bool node_file =
+      detail::is_node_file_name(dir.filename().string()) && fs::is_regular_file(dir, ec);
+  // A process of a node file is a directory only to the reader: named on
+  // its own ("<dir>/node-<n>.parlot/<process>"), its node file is scanned.
+  if (!node_file && !fs::exists(dir, ec) && dir.has_parent_path() &&
+      detail::is_node_file_name(dir.parent_path().filename().string()) &&
+      fs::is_regular_file(dir.parent_path(), ec) && !detail::input_exists(dir / "process")) {
+    (void)detail::scan_node_file(dir.parent_path());
+  }
+  const bool virtual_process = !node_file && detail::input_exists(dir / "process") &&
+                               !fs::exists(dir, ec);
+  if (!node_file && !virtual_process && !fs::is_directory(dir, ec)) {
+    throw FormatError(dir, 0, "not a directory");
+  }
   std::vector<ProcessListing> processes;
   // One process's "process" file: listed, or (with `unreadable`) noted.
   auto list = [&](const fs::path& process_dir) {
@@ -105,11 +126,28 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
       unreadable->push_back({process_dir, e.what()});
     }
   };
-  if (fs::exists(dir / "process")) {
+  if (detail::input_exists(dir / "process")) {
     list(dir);
     return processes;
   }
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
+  // A node file holds the processes of a node (docs/FORMAT.md, "Node
+  // files"); its damage is the node's, noted like an unreadable process.
+  auto list_node_file = [&](const fs::path& file) {
+    detail::NodeScan scan = detail::scan_node_file(file);
+    for (const auto& [offset, what] : scan.damage) {
+      FormatError e(file, offset, what);
+      if (unreadable == nullptr) throw e;
+      unreadable->push_back({file, e.what()});
+    }
+    for (const auto& process_dir : scan.processes) list(process_dir);
+  };
+  if (node_file) list_node_file(dir);
+  for (const auto& e : node_file ? fs::directory_iterator() : fs::directory_iterator(dir, ec)) {
+    std::error_code node_ec;
+    if (detail::is_node_file_name(e.path().filename().string()) && e.is_regular_file(node_ec)) {
+      list_node_file(e.path());
+      continue;
+    }
     // A name starting with '.' is a process directory still being made
     // (the runtime renames it when its first files are whole), or a
     // temporary file: not a process.

@@ -10,12 +10,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "analysis/reduction.h"
 #include "commands.h"
 #include "export_trace.h"
 #include "iteration_table.h"
+#include "lib/input_files.h"
 #include "reduced_file.h"
 #include "thread_file_writer.h"
 #include "timed_thread_collector.h"
@@ -156,7 +158,18 @@ RunReduction reduce_run(const ReduceOptions& o, analysis::Metric metric, double 
     const auto threads = collector.take();
     const fs::path target = out_dir / p.directory.filename();
     fs::create_directories(target);
-    for (const auto& e : fs::directory_iterator(p.directory)) {
+    // The process's files, from its directory or its node file (written
+    // out as a directory of the process layout).
+    bool in_node_file = false;
+    for (const auto& f : detail::list_virtual_directory(p.directory, in_node_file)) {
+      if (f.filename() == kReducedFileName) continue;
+      const auto in = detail::open_input(f);
+      std::ofstream out(target / f.filename(), std::ios::binary | std::ios::trunc);
+      out << in->rdbuf();
+      if (!out) throw FormatError(target / f.filename(), 0, "cannot write the copy");
+    }
+    for (const auto& e :
+         in_node_file ? fs::directory_iterator() : fs::directory_iterator(p.directory)) {
       const std::string name = e.path().filename().string();
       if (!e.is_regular_file() || name == kReducedFileName) continue;
       fs::copy_file(e.path(), target / name, fs::copy_options::overwrite_existing);

@@ -2,19 +2,26 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "io/virtual_fd.h"
+
 namespace parlot::runtime {
 
 int write_all_unguarded(int fd, const void* data, std::size_t n);
 
-int write_all(int fd, const void* data, std::size_t n) {
-  // A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action would
-  // kill the program for the tracer's sake: block it around the write and
-  // consume the one this write raised (the write fails with EFBIG).
+namespace {
+
+// Runs `write` (returning 0 or an errno) with SIGXFSZ blocked: a write
+// past RLIMIT_FSIZE raises SIGXFSZ, whose default action would kill the
+// program for the tracer's sake; the one this write raised is consumed
+// (the write fails with EFBIG).
+template <class Write>
+int without_sigxfsz(Write write) {
   sigset_t xfsz, saved;
   sigemptyset(&xfsz);
   sigaddset(&xfsz, SIGXFSZ);
@@ -23,13 +30,32 @@ int write_all(int fd, const void* data, std::size_t n) {
   pthread_sigmask(SIG_BLOCK, &xfsz, &saved);
   sigpending(&pending);
   const bool already_pending = sigismember(&pending, SIGXFSZ) == 1;
-  const int err = write_all_unguarded(fd, data, n);
+  const int err = write();
   if (err == EFBIG && !already_pending) {
     const timespec zero{0, 0};
     sigtimedwait(&xfsz, nullptr, &zero);
   }
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   return err;
+}
+
+}  // namespace
+
+int write_record(int fd, const iovec* parts, int count, std::size_t total) {
+  return without_sigxfsz([&] {
+    for (;;) {
+      const ssize_t w = ::writev(fd, parts, count);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return errno;
+      return static_cast<std::size_t>(w) == total ? 0 : EIO;
+    }
+  });
+}
+
+int write_all(int fd, const void* data, std::size_t n) {
+  // A descriptor of a file in a node file (node_file.h): one record.
+  if (is_virtual_fd(fd)) return virtual_fd_write(fd, data, n);
+  return without_sigxfsz([&] { return write_all_unguarded(fd, data, n); });
 }
 
 int write_all_unguarded(int fd, const void* data, std::size_t n) {

@@ -4,12 +4,20 @@
 #include <cstddef>
 #include <cstdint>
 
+struct iovec;
+
 namespace parlot::runtime {
 
 /// Writes all `n` bytes, retrying on EINTR and short writes. SIGXFSZ is
 /// blocked meanwhile (a file over RLIMIT_FSIZE gives EFBIG, not a dead
 /// program). Returns 0 on success, else the errno of the failing write.
 int write_all(int fd, const void* data, std::size_t n);
+
+/// Writes the `count` parts at `parts` (`total` bytes in all) with one
+/// writev(2), SIGXFSZ blocked meanwhile, retried only on EINTR: the bytes
+/// go to the file as one write, never split in two (a node file's record,
+/// node_file.h). Returns 0, EIO for a short write, or the errno.
+int write_record(int fd, const iovec* parts, int count, std::size_t total);
 
 /// A line or small file built in a fixed buffer. Appends past the capacity
 /// are cut (the text is marked truncated, never overflowed).

@@ -5,7 +5,9 @@
 // closes. A program that closes every descriptor, dup2s onto any number or
 // runs at a tight RLIMIT_NOFILE never meets one of the runtime's, and never
 // receives trace bytes. All functions are async-signal-safe (open, fstat,
-// write, close, nanosleep) and return 0 or an errno.
+// write, close, nanosleep) and return 0 or an errno. In the node layout
+// (node_file.h) a path below the node file's names a file of it: the
+// functions then write records to the node file instead.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +58,15 @@ int replace_trace_file(const char* path, const void* data, std::size_t n);
 /// or, on a file system without that flag, a check then rename(2). Returns
 /// 0 or an errno (EEXIST when `to` exists).
 int rename_no_replace(const char* from, const char* to);
+
+/// Closes a descriptor that open_trace_file() or open_checked() returned
+/// (a virtual one of the node layout, node_file.h, included).
+void close_trace_fd(int fd);
+
+/// Writes `n` bytes of `data` at byte `offset` of the file of descriptor
+/// `fd` (from open_trace_file() or open_checked(); pwrite(2), or a
+/// record in the node layout). Returns 0 or an errno (EIO: short write).
+int write_trace_fd_at(int fd, const void* data, std::size_t n, std::uint64_t offset);
 
 /// Builds "<dir>/<name>" into `out` (capacity `cap`); false when too long.
 bool join_path(char* out, std::size_t cap, const char* dir, const char* name);

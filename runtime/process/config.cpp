@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "io/raw_io.h"
+#include "process/node_identity.h"
 
 namespace parlot::runtime {
 namespace {
@@ -118,6 +119,8 @@ Config read_config() {
     c.call_sites = std::strcmp(x, "0") != 0;
   }
   if (const char* q = std::getenv("PARLOT_QUIET"); q != nullptr) c.quiet = std::strcmp(q, "0") != 0;
+  c.node_layout = node_layout_from_environment() && c.flight_bytes == 0;
+  if (c.node_layout) node_name_from_environment(c.node, sizeof c.node);
   return c;
 }
 

@@ -72,6 +72,12 @@ struct Config {
   /// PARLOT_CALL_SITES=0 records no call sites (side records of kind 6,
   /// docs/FORMAT.md); on by default.
   bool call_sites = true;
+  /// PARLOT_LAYOUT: the node layout (io/node_file.h) or a directory per
+  /// process (process/node_identity.h says which by default). The flight
+  /// recorder always takes the process layout.
+  bool node_layout = false;
+  /// The node's name for the node layout (process/node_identity.h).
+  char node[128] = "";
   /// PARLOT_QUIET=1 silences the runtime's notices (errors still print).
   bool quiet = false;
 };

@@ -48,7 +48,7 @@ void report_write_failure(int error) {
       TextBuilder l(line, sizeof line);
       l.str("write_error ").u64(static_cast<std::uint64_t>(error)).ch('\n');
       (void)write_all(fd, l.data(), l.size());
-      close(fd);
+      close_trace_fd(fd);
     }
   }
   char buf[1600];

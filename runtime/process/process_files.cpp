@@ -142,7 +142,7 @@ int append_function_table() {
     }
   }
   g_functions_written = next;
-  if (fd >= 0) close(fd);
+  if (fd >= 0) close_trace_fd(fd);
   return err;
 }
 
@@ -156,7 +156,7 @@ int append_objects(int map_fd) {
   const int process_fd = open_trace_file(path, O_WRONLY | O_APPEND);
   if (process_fd < 0) return -process_fd;
   const int err = g_objects.append_new(map_fd, process_fd);
-  close(process_fd);
+  close_trace_fd(process_fd);
   return err;
 }
 
@@ -169,7 +169,7 @@ int append_load_map() {
   const int fd = open_checked(path, g_loadmap_id, true);
   if (fd < 0) return -fd;
   const int err = append_objects(fd);
-  close(fd);
+  close_trace_fd(fd);
   return err;
 }
 
@@ -187,7 +187,7 @@ int create_load_map() {
   magic.str(format::kLoadMapMagicLine).ch('\n');
   int err = write_all(fd, magic.data(), magic.size());
   if (err == 0) err = append_objects(fd);
-  close(fd);
+  close_trace_fd(fd);
   return err;
 }
 
@@ -198,12 +198,9 @@ int seal_function_table() {
   if (!process_file_path(path, sizeof path, "functions")) return ENAMETOOLONG;
   const int fd = open_checked(path, g_functions_id, false);
   if (fd < 0) return -fd;
-  int err = 0;
-  if (pwrite(fd, &count, sizeof count, offsetof(format::FunctionsHeader, count)) !=
-      static_cast<ssize_t>(sizeof count)) {
-    err = errno != 0 ? errno : EIO;
-  }
-  close(fd);
+  const int err =
+      write_trace_fd_at(fd, &count, sizeof count, offsetof(format::FunctionsHeader, count));
+  close_trace_fd(fd);
   return err;
 }
 

@@ -12,6 +12,7 @@
 #include "hot_path/hook_slow_paths.h"
 #include "hot_path/hook_state.h"
 #include "hot_path/trace_owner.h"
+#include "io/node_file.h"
 #include "io/raw_io.h"
 #include "libcalls/libcall_patcher.h"
 #include "libcalls/libcall_stubs.h"
@@ -94,6 +95,7 @@ bool start_process_directory() {
   // object known so far into its own map, renumbered from 0 in the same
   // order).
   g_objects.note_loaded_objects();
+  node_set_process_start(g_start_ns);
   g_objects.mark_none_written();
   err = write_process_metadata(0);
   if (err == 0) err = create_load_map();

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "io/node_file.h"
 #include "io/own_fd.h"
 #include "io/raw_io.h"
 #include "io/trace_dir_env.h"
@@ -51,6 +52,10 @@ int for_each_directory(const char* path, std::size_t from, F f) {
 
 // mkdir -p for the trace directory (mode 0700 for what it creates).
 int make_dirs(const char* path) {
+  // Usually there already: one stat, not a mkdir per component (each a
+  // request to the metadata server of a parallel file system).
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
   const int err = for_each_directory(path, 0, [](const char* dir) {
     if (mkdir(dir, 0700) == 0) {
       if (g_created_below == 0) g_created_below = std::strrchr(dir, '/') - dir;
@@ -59,7 +64,6 @@ int make_dirs(const char* path) {
     return errno == EEXIST ? 0 : errno;
   });
   if (err != 0) return err;
-  struct stat st;
   if (stat(path, &st) != 0) return errno;
   return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }
@@ -79,11 +83,38 @@ int resolve_trace_dir() {
   return absolute_trace_dir(g_config.dir, g_trace_dir, sizeof g_trace_dir);
 }
 
+// The node layout's process directory: "<node file>/[rank-R.]pid-P", a
+// path inside the node file (io/node_file.h), named at once (records of a
+// process no publish record made visible are skipped by readers; two
+// images of one pid, before and after an exec, differ in their records'
+// start time). The node file is made at its first record.
+static int start_node_process() {
+  if (!node_layout_on()) {
+    char node_path[sizeof g_process_dir];
+    TextBuilder n(node_path, sizeof node_path);
+    n.str(g_trace_dir).str("/node-").str(g_config.node).str(".parlot");
+    if (n.truncated()) return ENAMETOOLONG;
+    if (const int err = node_layout_start(n.c_str()); err != 0) return err;
+  }
+  const char* rank = rank_from_environment();
+  TextBuilder p(g_process_dir, sizeof g_process_dir);
+  p.str(node_file_path()).ch('/');
+  if (rank != nullptr) p.str("rank-").str(rank).ch('.');
+  p.str("pid-").u64(static_cast<std::uint64_t>(getpid()));
+  p.c_str();
+  if (p.truncated()) {
+    g_process_dir[0] = '\0';
+    return ENAMETOOLONG;
+  }
+  return 0;
+}
+
 // Makes a fresh directory for this process's first files under a name no
 // reader takes for a process ("<dir>/.pid-P.K.tmp") and names it in
 // g_process_dir; publish_process_dir() gives it its real name once the
 // files are written, so a process directory is never seen half made.
 int make_staging_process_dir() {
+  if (g_config.node_layout) return start_node_process();
   for (unsigned k = 0; k < 1000; ++k) {
     char name[128];
     TextBuilder n(name, sizeof name);
@@ -108,6 +139,14 @@ int make_staging_process_dir() {
 // before an exec, already made one), atomically, and names it in
 // g_process_dir.
 int publish_process_dir() {
+  if (node_layout_on()) {
+    // Visible to readers from this record on.
+    const char* name = node_record_name(g_process_dir);
+    char record[sizeof g_process_dir];
+    TextBuilder r(record, sizeof record);
+    r.str(name != nullptr ? name : "").str("/process");
+    return node_write_record(format::NodeRecordKind::kPublish, r.c_str(), nullptr, 0);
+  }
   const char* rank = rank_from_environment();
   char staging[sizeof g_process_dir];
   std::memcpy(staging, g_process_dir, sizeof staging);
@@ -132,6 +171,12 @@ int publish_process_dir() {
 // Removes the staging directory in g_process_dir and what it holds (its
 // first files, no subdirectory), after a failure to publish it.
 void remove_staging_process_dir() {
+  if (node_layout_on()) {
+    // Its records stay in the node file; without a publish record no
+    // reader takes the process.
+    g_process_dir[0] = '\0';
+    return;
+  }
   for (const char* name : {"process", "loadmap", "functions"}) {
     char path[1300];
     if (join_path(path, sizeof path, g_process_dir, name)) unlink(path);

@@ -117,9 +117,12 @@ TEST(SharedMetadata, SpmdRanksWriteTheSameFunctionsAndLoadMap) {
   std::string preload = PARLOT_RUNTIME_PATH;
   if (!std::string(PARLOT_MPI_WRAPPERS_PATH).empty()) preload += ":" PARLOT_MPI_WRAPPERS_PATH;
   TempDir dir;
-  const RunResult r =
-      run({mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4", "-x",
-           "LD_PRELOAD=" + preload, "-x", "PARLOT_DIR=" + dir.path().string(), program, "6"});
+  // The process layout, whose files this test compares byte for byte (under
+  // a launcher the node layout is the default: it holds the same bytes as
+  // records of one node file).
+  const RunResult r = run({mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4", "-x",
+                           "LD_PRELOAD=" + preload, "-x", "PARLOT_DIR=" + dir.path().string(), "-x",
+                           "PARLOT_LAYOUT=process", program, "6"});
   ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
   const auto processes = open_trace_directory(dir.path());
   ASSERT_EQ(processes.size(), 4u);
