@@ -187,7 +187,8 @@ TEST(Flight, ApiDumpsAndTheProgramRunsOn) {
 TEST(Flight, RingsThatWrappedManyTimesDecode) {
   TempDir dir;
   // 64 KiB per thread, three threads of 4.5 M events each: about 0.7 MiB
-  // compressed, the ring wrapped more than ten times. (It was 46 M events
+  // compressed, the ring wrapped about ten times (at least five: a window
+  // holds 0.3-0.5 M of these irregular events, as they compress). (It was 46 M events
   // per thread, 10 times the work the test needs, 4 s of CPU: on a loaded
   // machine the run could outlast its 120 s.)
   const RunResult r =
@@ -202,8 +203,8 @@ TEST(Flight, RingsThatWrappedManyTimesDecode) {
     ThreadEventReader reader(t);
     if (reader.summary().thread_index == 0) continue;  // main: no rounds
     ASSERT_TRUE(reader.summary().trailer.has_value()) << t;
-    EXPECT_GE(reader.summary().flight_window->dropped_events, 10 * reader.summary().trailer->events)
-        << t << ": the ring wrapped more than ten times";
+    EXPECT_GE(reader.summary().flight_window->dropped_events, 5 * reader.summary().trailer->events)
+        << t << ": the ring wrapped at least five times";
   }
   // PARLOT_FLIGHT_KB holds the ring and the block being encoded (a
   // ninth): a window is at most the ring, plus the file's header, final

@@ -281,7 +281,7 @@ TEST_F(Marks, DiffContextShowsTheMarks) {
   ASSERT_EQ(d.exit_status, 0) << d.err;
   EXPECT_THAT(d.out, HasSubstr("  process 0 thread 1:\n"
                                "  < @ mark \"thread 1\"\n"
-                               "  < enter visible\n"
+                               "  < enter visible at api_fixture.c:65\n"
                                "  < exit  visible\n"
                                "  process 0 thread 2:\n"
                                "  > @ mark \"thread 2\"\n"

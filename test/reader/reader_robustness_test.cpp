@@ -771,7 +771,10 @@ TEST_F(ReaderCorruption, RandomEditsOfTheLoadMap) {
       EXPECT_LE(o.error_offset, b.size());
     }
   }
-  EXPECT_GT(errors, 25u);
+  // About a quarter of random edits hit an index, an address or a
+  // separator; the rest change a path or a build ID, which stay valid (how
+  // many depends on the length of the fixture's paths).
+  EXPECT_GT(errors, 12u);
 }
 
 // ============================================================================
