@@ -108,8 +108,8 @@ std::vector<ProcessListing> list_trace_directory(const fs::path& dir,
       fs::is_regular_file(dir.parent_path(), ec) && !detail::input_exists(dir / "process")) {
     (void)detail::scan_node_file(dir.parent_path());
   }
-  const bool virtual_process = !node_file && detail::input_exists(dir / "process") &&
-                               !fs::exists(dir, ec);
+  const bool virtual_process =
+      !node_file && detail::input_exists(dir / "process") && !fs::exists(dir, ec);
   if (!node_file && !virtual_process && !fs::is_directory(dir, ec)) {
     throw FormatError(dir, 0, "not a directory");
   }

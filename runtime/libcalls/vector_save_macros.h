@@ -3,6 +3,7 @@
 // that carry arguments and results, as wide as the CPU has them.
 #pragma once
 #ifdef __ASSEMBLER__
+// clang-format off
 // The vector registers %xmm0-7 (entry) or %xmm0-1 (return), saved at
 // \base(%rsp) as wide as parlot_libcall_vector_width says (libcall_registers.h)
 // and restored from there. After a wide save, vzeroupper: the runtime's
@@ -40,4 +41,5 @@
         .endr
         .endm
 
+// clang-format on
 #endif
