@@ -113,6 +113,19 @@ LoadBiases biases_beside(const std::filesystem::path& file) {
   return read_process_metadata(file.parent_path() / "process").load_biases;
 }
 
+// The positions of the first four spaces of load-map line `text` (at byte
+// `offset` of `file`) into `fields`: a line has five fields, the last (the
+// path) may hold spaces. Throws FormatError when there are fewer.
+void split_load_map_line(const std::filesystem::path& file, std::uint64_t offset,
+                         const std::string& text, std::size_t (&fields)[4]) {
+  std::size_t pos = 0;
+  for (auto& f : fields) {
+    f = text.find(' ', pos);
+    if (f == std::string::npos) throw FormatError(file, offset, "load map line has too few fields");
+    pos = f + 1;
+  }
+}
+
 // A version-1 load map (run-time addresses; the runtime wrote the map at
 // start and at end).
 LoadMap read_load_map_v1(const std::filesystem::path& file,
@@ -143,13 +156,7 @@ LoadMap read_load_map_v1(const std::filesystem::path& file,
     if (!seen.insert(text).second) continue;
     // start end bias build-id path (the path may contain spaces)
     std::size_t fields[4];
-    std::size_t pos = 0;
-    for (auto& f : fields) {
-      f = text.find(' ', pos);
-      if (f == std::string::npos)
-        throw FormatError(file, offset, "load map line has too few fields");
-      pos = f + 1;
-    }
+    split_load_map_line(file, offset, text, fields);
     LoadedObject o;
     o.start = detail::parse_u64(text.substr(0, fields[0]), 16, file, offset, "start address");
     o.end = detail::parse_u64(text.substr(fields[0] + 1, fields[1] - fields[0] - 1), 16, file,
@@ -178,13 +185,7 @@ LoadMap read_load_map_v2(const std::filesystem::path& file,
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto& [offset, text] = lines[i];
     std::size_t fields[4];
-    std::size_t pos = 0;
-    for (auto& f : fields) {
-      f = text.find(' ', pos);
-      if (f == std::string::npos)
-        throw FormatError(file, offset, "load map line has too few fields");
-      pos = f + 1;
-    }
+    split_load_map_line(file, offset, text, fields);
     const std::uint64_t index =
         detail::parse_u64(text.substr(0, fields[0]), 10, file, offset, "object index");
     if (index != map.size()) {
